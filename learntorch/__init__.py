@@ -1,0 +1,78 @@
+"""learntorch: PyTorch's core, rebuilt in plain Python on NumPy (CPU) and CuPy (GPU).
+
+The course's idiom is ``import learntorch as torch``: a PyTorch program that
+stays within what the course covers keeps working, with the same numbers.
+
+Where things live (one chapter, one part):
+
+* ``tensor.py``, ``creation.py``, ``dtypes.py``, ``device.py``, ``backend.py``,
+  ``ops/`` — chapter 01, tensors and the array backends;
+* ``autograd/`` (``node.py``, ``engine.py``, ``grad_mode.py``) and ``viz.py`` —
+  chapter 02, the graph, the backward engine and its pictures;
+* ``autograd/function.py``, ``autograd/gradcheck.py`` — chapter 03, custom Functions.
+"""
+from __future__ import annotations
+
+from . import dtypes as _dtypes
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .backend import CudaUnavailableError
+from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,
+                       ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm,
+                       scalar_tensor, tensor, zeros, zeros_like)
+from .device import device
+from .dtypes import (bool, double, dtype, float, float16, float32, float64, get_default_dtype, half, int, int8,
+                     int16, int32, int64, long, promote_types, set_default_dtype, short, uint8)
+from .legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
+from .ops.indexing import gather, index_select, masked_fill, masked_select, nonzero, take_along_dim
+from .ops.linalg import bmm, dot, matmul, mm, mv, outer
+from .ops.pointwise import (abs, add, ceil, clamp, clone, cos, div, exp, exp2, expm1, floor, floor_divide, isfinite,
+                            isinf, isnan, log, log1p, log2, log10, logical_not, maximum, minimum, mul, neg, pow,
+                            reciprocal, relu, remainder, round, rsqrt, sigmoid, sign, sin, sqrt, square, sub, tanh,
+                            trunc, where)
+from .ops.reduction import (all, amax, amin, any, argmax, argmin, count_nonzero, cumsum, logsumexp, max, mean, min,
+                            norm, prod, std, sum, var)
+from .ops.shape import (broadcast_to, cat, chunk, flatten, flip, hstack, movedim, narrow, permute, reshape, split,
+                        squeeze, stack, t, transpose, unbind, unflatten, unsqueeze, vstack)
+from .ops.sorting import argsort, sort, topk
+from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .size import Size
+from .tensor import Tensor
+from . import autograd, cuda, nn, testing  # noqa: E402
+
+concat = concatenate = cat
+clip = clamp
+divide = true_divide = div
+multiply = mul
+subtract = sub
+negative = neg
+swapaxes = transpose
+__version__ = "0.1.0"
+
+
+def is_tensor(obj: object) -> _dtypes.builtins.bool:
+    """True if ``obj`` is a learntorch tensor."""
+    return isinstance(obj, Tensor)
+
+
+def numel(input: Tensor) -> _dtypes.builtins.int:
+    return input.numel()
+
+
+def allclose(input: Tensor, other: Tensor, rtol: _dtypes.builtins.float = 1e-05,
+             atol: _dtypes.builtins.float = 1e-08, equal_nan: _dtypes.builtins.bool = False) -> _dtypes.builtins.bool:
+    return input.allclose(other, rtol, atol, equal_nan)
+
+
+def isclose(input: Tensor, other: Tensor, rtol: _dtypes.builtins.float = 1e-05, atol: _dtypes.builtins.float = 1e-08,
+            equal_nan: _dtypes.builtins.bool = False) -> Tensor:
+    return input.isclose(other, rtol, atol, equal_nan)
+
+
+def equal(input: Tensor, other: Tensor) -> _dtypes.builtins.bool:
+    return input.equal(other)
+
+
+def set_printoptions(**kwargs: object) -> None:
+    """Control how tensors print (precision, threshold, linewidth, sci_mode, profile)."""
+    from .printing import set_printoptions as _set
+    _set(**kwargs)

@@ -1,0 +1,263 @@
+"""Attach the operations of ``learntorch.ops`` to ``Tensor`` as methods and operators.
+
+``x.sum(0)`` is ``ops.reduction.sum(x, 0)``; ``a * b`` is ``ops.pointwise.mul(a, b)``.
+Keeping this table in one place means each operation is written once and
+the Tensor class stays short enough to read.
+
+In-place methods (``add_``, ``mul_``, ``x += y`` …) follow one rule,
+:func:`_inplace`: check PyTorch's leaf rules *before* touching memory, compute
+the result, write it into the tensor's own memory, bump the version counter,
+and make the result's node the tensor's new ``grad_fn``.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from . import dtypes
+from .autograd import grad_mode
+from .ops import indexing, linalg, pointwise, reduction, shape, sorting
+from .tensor import Tensor
+
+_CAT = {0: "Bool", 1: "Long", 2: "Float"}
+
+
+def _inplace(self: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
+    """Run ``fn(self, ...)`` and store the result in ``self`` (an in-place operation)."""
+    self._check_inplace()
+    result = fn(self, *args, **kwargs)
+    if result._dtype is not self._dtype:
+        if result._dtype.category > self._dtype.category:
+            names = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool",
+                     "float16": "Half", "uint8": "Byte", "int16": "Short", "int8": "Char"}
+            raise RuntimeError(f"result type {names[result._dtype.name]} can't be cast to the desired output "
+                               f"type {names[self._dtype.name]}")
+        result = Tensor._make(result._backend.xp.astype(result._data, self._backend.dtype(self._dtype)),
+                              self._device) if result.grad_fn is None else result.to(self._dtype)
+    if tuple(result.shape) != tuple(self.shape):
+        raise RuntimeError(f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast "
+                           f"shape [{', '.join(map(str, result.shape))}]")
+    recorded = result.grad_fn is not None and grad_mode._state.enabled
+    if recorded and self._base is not None and self._base._requires_grad:
+        raise NotImplementedError(
+            "learntorch does not rewrite the history of a view's base: an in-place operation on a view of a "
+            "tensor that requires grad is not supported. Use an out-of-place operation instead "
+            "(y = x.clone(); y = y.add(...)), or do the change under torch.no_grad().")
+    self._data[...] = result._data
+    self._version_counter[0] += 1
+    if recorded:
+        self._set_history(result.grad_fn, result._output_nr)
+    return self
+
+
+def _binary_inplace(op: Callable) -> Callable:
+    def method(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
+        return _inplace(self, op, other, **kwargs)
+    method.__name__ = op.__name__ + "_"
+    return method
+
+
+def _unary_inplace(op: Callable) -> Callable:
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return _inplace(self, op, *args, **kwargs)
+    method.__name__ = op.__name__ + "_"
+    return method
+
+
+def _zero_(self: Tensor) -> Tensor:
+    """Set every element to 0 in place (``w.grad.zero_()``)."""
+    return _fill_(self, 0)
+
+
+def _fill_(self: Tensor, value: Any) -> Tensor:
+    """Set every element to ``value`` in place; the old values get no gradient."""
+    if isinstance(value, Tensor):
+        value = value.item()
+    if grad_mode._state.enabled and self.grad_fn is not None:
+        return _inplace(self, lambda s: s * 0 + value)
+    self._check_inplace()
+    self._data[...] = value
+    self._version_counter[0] += 1
+    return self
+
+
+def _copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
+    """Copy ``src``'s values (broadcast, cast, moved) into this tensor's memory."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+
+    def converted(s: Tensor, source: Tensor) -> Tensor:
+        out = source.to(device=s.device, dtype=s.dtype)
+        if tuple(out.shape) != tuple(s.shape):
+            out = out.expand(tuple(s.shape))
+        return out if out is not source else pointwise.clone(out)
+    return _inplace(self, converted, src)
+
+
+def _new_tensor(self: Tensor, data: Any, dtype: Any = None, device: Any = None,
+                requires_grad: bool = False) -> Tensor:
+    from .creation import tensor
+    return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+
+
+def _new_filled(fill: Any) -> Callable:
+    def method(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
+               requires_grad: bool = False) -> Tensor:
+        from .creation import full
+        value = fill if fill is not None else 0
+        return full(shape._shape_arg(size), value, dtype=dtype or self.dtype, device=device or self.device,
+                    requires_grad=requires_grad)
+    return method
+
+
+def _new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+              requires_grad: bool = False) -> Tensor:
+    from .creation import full
+    return full(tuple(size), fill_value, dtype=dtype or self.dtype, device=device or self.device,
+                requires_grad=requires_grad)
+
+
+def _uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Fill with U(a, b) numbers from the same stream as PyTorch's CPU generator."""
+    from . import random
+    gen = generator or random.default_generator
+    return _fill_from_host(self, gen.uniform(tuple(self.shape), self._dtype._np, a, b))
+
+
+def _normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+    from . import random
+    gen = generator or random.default_generator
+    return _fill_from_host(self, gen.normal(tuple(self.shape), self._dtype._np, mean, std))
+
+
+def _fill_from_host(self: Tensor, host: Any) -> Tensor:
+    from .backend import transfer
+    from .device import CPU
+    self._check_inplace()
+    self._data[...] = transfer(host, CPU, self._device)
+    self._version_counter[0] += 1
+    return self
+
+
+def _compare(op: str) -> Callable:
+    def method(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, (Tensor, int, float)):
+            return NotImplemented
+        return pointwise.compare(op, self, other)
+    method.__name__ = op
+    return method
+
+
+def _logical(op: str, reflected: bool = False) -> Callable:
+    def method(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, (Tensor, int, bool)):
+            return NotImplemented
+        return pointwise.logical(op, self, other)
+    return method
+
+
+def _T(self: Tensor) -> Tensor:
+    return shape.permute(self, tuple(reversed(range(self.ndim))))
+
+
+def _mT(self: Tensor) -> Tensor:
+    return shape.transpose(self, -2, -1)
+
+
+def _type_as(self: Tensor, other: Tensor) -> Tensor:
+    return self.to(other.dtype)
+
+
+def _equal(self: Tensor, other: Tensor) -> bool:
+    return tuple(self.shape) == tuple(other.shape) and bool(reduction.all(pointwise.compare("eq", self, other)))
+
+
+def _allclose(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    return bool(reduction.all(_isclose(self, other, rtol, atol, equal_nan)))
+
+
+def _isclose(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> Tensor:
+    xp = self._backend.xp
+    from .ops.common import binary_operands, new_result
+    a, b, _ = binary_operands(self, other)
+    close = xp.abs(a - b) <= atol + rtol * xp.abs(b)
+    close = close | (a == b)
+    if equal_nan:
+        close = close | (xp.isnan(a) & xp.isnan(b))
+    return new_result(close, self)
+
+
+_METHODS: dict[str, Any] = {
+    # arithmetic
+    "add": pointwise.add, "sub": pointwise.sub, "subtract": pointwise.sub, "mul": pointwise.mul,
+    "multiply": pointwise.mul, "div": pointwise.div, "divide": pointwise.div, "true_divide": pointwise.div,
+    "pow": pointwise.pow, "neg": pointwise.neg, "negative": pointwise.neg, "exp": pointwise.exp,
+    "log": pointwise.log, "sqrt": pointwise.sqrt, "abs": pointwise.abs, "sin": pointwise.sin,
+    "cos": pointwise.cos, "tanh": pointwise.tanh, "sigmoid": pointwise.sigmoid, "relu": pointwise.relu,
+    "clamp": pointwise.clamp, "clip": pointwise.clamp, "reciprocal": pointwise.reciprocal,
+    "rsqrt": pointwise.rsqrt, "square": pointwise.square, "sign": pointwise.sign, "floor": pointwise.floor,
+    "ceil": pointwise.ceil, "round": pointwise.round, "trunc": pointwise.trunc, "log1p": pointwise.log1p,
+    "expm1": pointwise.expm1, "log2": pointwise.log2, "log10": pointwise.log10, "exp2": pointwise.exp2,
+    "maximum": pointwise.maximum, "minimum": pointwise.minimum, "clone": pointwise.clone,
+    "isnan": pointwise.isnan, "isinf": pointwise.isinf, "isfinite": pointwise.isfinite,
+    "logical_not": pointwise.logical_not, "floor_divide": pointwise.floor_divide,
+    "remainder": pointwise.remainder, "fmod": pointwise.remainder,
+    "eq": _compare("eq"), "ne": _compare("ne"), "lt": _compare("lt"), "le": _compare("le"),
+    "gt": _compare("gt"), "ge": _compare("ge"), "equal": _equal, "allclose": _allclose, "isclose": _isclose,
+    # reductions
+    "sum": reduction.sum, "mean": reduction.mean, "max": reduction.max, "min": reduction.min,
+    "amax": reduction.amax, "amin": reduction.amin, "argmax": reduction.argmax, "argmin": reduction.argmin,
+    "prod": reduction.prod, "var": reduction.var, "std": reduction.std, "logsumexp": reduction.logsumexp,
+    "norm": reduction.norm, "all": reduction.all, "any": reduction.any, "cumsum": reduction.cumsum,
+    "count_nonzero": reduction.count_nonzero,
+    # shape
+    "view": shape.view, "reshape": shape.reshape, "flatten": shape.flatten, "unflatten": shape.unflatten,
+    "transpose": shape.transpose, "swapaxes": shape.transpose, "t": shape.t, "permute": shape.permute,
+    "squeeze": shape.squeeze, "unsqueeze": shape.unsqueeze, "expand": shape.expand, "split": shape.split,
+    "chunk": shape.chunk, "unbind": shape.unbind, "narrow": shape.narrow, "flip": shape.flip,
+    "repeat": shape.repeat, "contiguous": shape.contiguous, "movedim": shape.movedim,
+    "broadcast_to": shape.broadcast_to,
+    "view_as": lambda self, other: shape.view(self, tuple(other.shape)),
+    "reshape_as": lambda self, other: shape.reshape(self, tuple(other.shape)),
+    "expand_as": lambda self, other: shape.expand(self, tuple(other.shape)),
+    "type_as": _type_as,
+    # products, sorting, indexing
+    "matmul": linalg.matmul, "mm": linalg.mm, "bmm": linalg.bmm, "dot": linalg.dot, "mv": linalg.mv,
+    "outer": linalg.outer, "sort": sorting.sort, "argsort": sorting.argsort, "topk": sorting.topk,
+    "index_select": indexing.index_select, "gather": indexing.gather, "masked_fill": indexing.masked_fill,
+    "masked_select": indexing.masked_select, "nonzero": indexing.nonzero,
+    # new tensors like this one
+    "new_tensor": _new_tensor, "new_zeros": _new_filled(0), "new_ones": _new_filled(1),
+    "new_empty": _new_filled(None), "new_full": _new_full,
+    # in place
+    "add_": _binary_inplace(pointwise.add), "sub_": _binary_inplace(pointwise.sub),
+    "mul_": _binary_inplace(pointwise.mul), "div_": _binary_inplace(pointwise.div),
+    "pow_": _binary_inplace(pointwise.pow), "clamp_": _unary_inplace(pointwise.clamp),
+    "clip_": _unary_inplace(pointwise.clamp), "neg_": _unary_inplace(pointwise.neg),
+    "exp_": _unary_inplace(pointwise.exp), "log_": _unary_inplace(pointwise.log),
+    "sqrt_": _unary_inplace(pointwise.sqrt), "abs_": _unary_inplace(pointwise.abs),
+    "relu_": _unary_inplace(pointwise.relu), "sigmoid_": _unary_inplace(pointwise.sigmoid),
+    "tanh_": _unary_inplace(pointwise.tanh), "masked_fill_": _unary_inplace(indexing.masked_fill),
+    "zero_": _zero_, "fill_": _fill_, "copy_": _copy_, "uniform_": _uniform_, "normal_": _normal_,
+    # operators
+    "__add__": pointwise.add, "__radd__": pointwise.add, "__iadd__": _binary_inplace(pointwise.add),
+    "__sub__": pointwise.sub, "__rsub__": pointwise.rsub, "__isub__": _binary_inplace(pointwise.sub),
+    "__mul__": pointwise.mul, "__rmul__": pointwise.mul, "__imul__": _binary_inplace(pointwise.mul),
+    "__truediv__": pointwise.div, "__rtruediv__": pointwise.rdiv, "__itruediv__": _binary_inplace(pointwise.div),
+    "__floordiv__": pointwise.floor_divide, "__mod__": pointwise.remainder,
+    "__pow__": pointwise.pow, "__rpow__": pointwise.rpow, "__ipow__": _binary_inplace(pointwise.pow),
+    "__matmul__": linalg.matmul, "__rmatmul__": lambda self, other: linalg.matmul(other, self),
+    "__neg__": pointwise.neg, "__pos__": lambda self: self, "__abs__": pointwise.abs,
+    "__eq__": _compare("eq"), "__ne__": _compare("ne"), "__lt__": _compare("lt"), "__le__": _compare("le"),
+    "__gt__": _compare("gt"), "__ge__": _compare("ge"),
+    "__and__": _logical("and"), "__or__": _logical("or"), "__xor__": _logical("xor"),
+    "__rand__": _logical("and"), "__ror__": _logical("or"), "__rxor__": _logical("xor"),
+    "__invert__": pointwise.bitwise_not,
+    "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
+}
+
+for _name, _fn in _METHODS.items():
+    setattr(Tensor, _name, _fn)
+Tensor.T = property(_T)
+Tensor.mT = property(_mT)
+Tensor.__hash__ = object.__hash__  # defining __eq__ must not make tensors unhashable

@@ -1,0 +1,250 @@
+"""The backward engine: runs the graph's nodes in the right order, once each.
+
+``loss.backward()`` comes here.  The engine
+
+1. walks the graph from the roots once (iteratively: deep graphs such as long
+   RNN unrolls must not hit Python's recursion limit) and counts, for each
+   node, how many edges lead into it (its *dependencies*);
+2. keeps a *ready* queue of nodes whose gradients are complete: all their
+   dependencies have delivered.  Like PyTorch's CPU engine it always runs the
+   ready node created *last* first (highest sequence number), and
+   ``AccumulateGrad`` before anything else;
+3. runs a node: first the tensor hooks of the tensors whose gradient it
+   receives (in registration order, each seeing the previous one's result),
+   then ``retain_grad``'s record, then the node's pre hooks, the node itself and
+   its post hooks; then it adds the node's results into its inputs' buffers;
+4. frees each node's saved tensors after it ran, unless ``retain_graph``.
+
+That order is what makes hook order in chapter 04 predictable.
+"""
+from __future__ import annotations
+
+import heapq
+import threading
+from typing import TYPE_CHECKING, Any, Optional, Sequence
+
+from . import grad_mode
+from .node import AccumulateGrad, Node
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+__all__ = ["run_backward", "current_task"]
+
+
+class _Task(threading.local):
+    task: Optional["GraphTask"] = None
+
+
+_local = _Task()
+
+
+def current_task() -> Optional["GraphTask"]:
+    """The backward pass running in this thread, if any (AccumulateGrad asks it things)."""
+    return _local.task
+
+
+class GraphTask:
+    """The state of one backward pass."""
+
+    def __init__(self, create_graph: bool, retain_graph: bool) -> None:
+        self.create_graph = create_graph
+        self.retain_graph = retain_graph
+        # Gradient tensors that somebody else may also hold (handed to a hook, given
+        # by the user, or passed down two edges): a leaf must copy them, not keep them.
+        self._shared: dict[int, Any] = {}
+
+        self._delivered: dict[int, Any] = {}
+
+    def share(self, grad: Any) -> None:
+        self._shared[id(grad)] = grad
+
+    def deliver(self, grad: Any) -> None:
+        """Note a gradient put into a buffer; the same object twice means it is shared."""
+        if id(grad) in self._delivered:
+            self.share(grad)
+        else:
+            self._delivered[id(grad)] = grad
+
+    def may_keep(self, grad: "Tensor") -> bool:
+        """Whether AccumulateGrad may keep this gradient's buffer as ``.grad`` without
+        a copy — PyTorch's "steal the gradient if nobody else holds it"."""
+        return id(grad) not in self._shared and grad._backend.owns(grad._data)
+
+
+def _call_tensor_hooks(node: Node, grads: list, task: GraphTask) -> list:
+    """Run ``register_hook`` hooks and ``retain_grad`` for each gradient arriving at ``node``."""
+    for i, g in enumerate(grads):
+        if g is None:
+            continue
+        hooks = node.tensor_pre_hooks(i)
+        if hooks:
+            for fn in list(hooks.values()):
+                task.share(g)
+                result = fn(g)
+                if result is not None:
+                    g = _check_hook_result(result, g)
+            grads[i] = g
+        retained = node.retained_tensor(i)
+        if retained is not None:
+            retained._retain(g)
+    return grads
+
+
+def _check_hook_result(result: Any, grad: "Tensor") -> "Tensor":
+    from ..tensor import Tensor
+    if not isinstance(result, Tensor):
+        raise TypeError(f"hook should return None or a Tensor, but got {type(result).__name__}")
+    if tuple(result.shape) != tuple(grad.shape):
+        raise RuntimeError(f"hook 'hook' has changed the size of value: expected "
+                           f"{list(grad.shape)} but got {list(result.shape)}")
+    return result
+
+
+def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, retain_graph: bool,
+                 create_graph: bool, inputs: Optional[Sequence["Tensor"]] = None,
+                 accumulate: bool = True) -> Optional[list]:
+    """Backpropagate ``grad_roots`` from ``roots``.
+
+    With ``accumulate`` the leaves' ``.grad`` are updated (``backward``); without
+    it the gradients of ``inputs`` are captured and returned (``autograd.grad``).
+    """
+    root_edges = [t._gradient_edge() for t in roots]
+    for (node, _), t in zip(root_edges, roots):
+        if node is None:
+            raise RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn")
+    task = GraphTask(create_graph, retain_graph)
+    for g in grad_roots:
+        task.share(g)
+
+    input_edges = [t._gradient_edge() for t in inputs] if inputs is not None else []
+    captures: dict[Node, list[tuple[int, int]]] = {}
+    for k, (node, nr) in enumerate(input_edges):
+        if node is not None:
+            captures.setdefault(node, []).append((nr, k))
+    targets = set(captures)
+    runs = _nodes_to_run(root_edges, targets, accumulate) if inputs is not None else None
+    deps = _dependencies(root_edges, runs, targets)
+
+    buffers: dict[Node, list] = {}
+    ready: list = []
+    tie = 0
+    for (node, nr), g in zip(root_edges, grad_roots):
+        _add_to_buffer(buffers, node, nr, g, task)
+    for node, _ in root_edges:
+        deps[node] -= 1
+        if deps[node] == 0:
+            heapq.heappush(ready, (-node._sequence_nr, tie, node))
+            tie += 1
+
+    captured: list = [None] * len(input_edges)
+    previous_task = _local.task
+    _local.task = task
+    previous_mode = grad_mode._state.enabled
+    try:
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grads = buffers.pop(node)
+            grads = _call_tensor_hooks(node, grads, task)
+            for nr, k in captures.get(node, ()):
+                captured[k] = grads[nr]
+            if runs is not None and node not in runs:
+                continue
+            if node._pre_hooks:
+                for fn in list(node._pre_hooks.values()):
+                    result = fn(tuple(grads))
+                    if result is not None:
+                        grads = list(result)
+            grad_mode._state.enabled = create_graph
+            try:
+                grad_inputs = node.apply(grads)
+            finally:
+                grad_mode._state.enabled = previous_mode
+            if node._post_hooks:
+                for fn in list(node._post_hooks.values()):
+                    result = fn(tuple(grad_inputs), tuple(grads))
+                    if result is not None:
+                        grad_inputs = list(result)
+            if not retain_graph:
+                node.release()
+            for (nxt, nr), g in zip(node.next_functions, grad_inputs):
+                if nxt is None or nxt not in deps:
+                    continue
+                if g is not None:
+                    _add_to_buffer(buffers, nxt, nr, g, task)
+                elif nxt not in buffers:
+                    buffers[nxt] = [None] * nxt._num_outputs
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    heapq.heappush(ready, (-nxt._sequence_nr, tie, nxt))
+                    tie += 1
+    finally:
+        _local.task = previous_task
+    return captured if inputs is not None else None
+
+
+def _add_to_buffer(buffers: dict, node: Node, nr: int, grad: "Tensor", task: GraphTask) -> None:
+    """Sum gradients that arrive at the same input of ``node`` from several edges."""
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = [None] * node._num_outputs
+    old = buf[nr]
+    if old is None:
+        task.deliver(grad)
+        buf[nr] = grad
+    else:
+        buf[nr] = old + grad
+
+
+def _dependencies(root_edges: list, runs: Optional[set], targets: set) -> dict[Node, int]:
+    """Count, for every node the pass will reach, the edges that lead into it.
+
+    ``runs`` (None: every node) are the nodes that will execute; ``targets`` are
+    nodes that only receive a gradient to be captured."""
+    deps: dict[Node, int] = {}
+    stack = []
+    for node, _ in root_edges:
+        deps[node] = deps.get(node, 0) + 1
+        stack.append(node)
+    seen = set()
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if runs is not None and node not in runs:
+            continue
+        for nxt, _ in node.next_functions:
+            if nxt is None or (runs is not None and nxt not in runs and nxt not in targets):
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                stack.append(nxt)
+    return deps
+
+
+def _nodes_to_run(root_edges: list, targets: set, accumulate: bool) -> set:
+    """For ``autograd.grad`` and ``backward(inputs=...)``: the nodes that must run
+    because a target lies below them (found by an iterative post-order walk).
+    A target itself runs only if it is a leaf's AccumulateGrad and we accumulate."""
+    below: dict[Node, bool] = {}  # node -> some target is reachable from it (itself included)
+    for root, _ in root_edges:
+        stack: list[tuple[Node, bool]] = [(root, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                below[node] = node in targets or any(
+                    nxt is not None and below.get(nxt, False) for nxt, _ in node.next_functions)
+                continue
+            if node in below:
+                continue
+            below[node] = False  # provisional, guards against revisiting
+            stack.append((node, True))
+            for nxt, _ in node.next_functions:
+                if nxt is not None and nxt not in below:
+                    stack.append((nxt, False))
+    runs = {node for node, ok in below.items()
+            if ok and any(nxt is not None and below.get(nxt, False) for nxt, _ in node.next_functions)}
+    if accumulate:
+        runs |= {node for node in targets if isinstance(node, AccumulateGrad)}
+    return runs

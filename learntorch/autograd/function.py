@@ -1,0 +1,272 @@
+"""``autograd.Function``: an operation with a forward and a hand-written backward.
+
+This is the one mechanism by which the graph grows.  Every built-in operation
+of learntorch (``mul``, ``sum``, ``matmul`` …) is a ``Function`` exactly like the
+``MyReLU`` a learner writes in chapter 03; the only difference is a
+``_backward_name`` so that ``grad_fn`` prints PyTorch's name (``MulBackward0``).
+
+``Function.apply`` does all the bookkeeping, so a Function writes only maths:
+
+1. note which inputs need a gradient (``ctx.needs_input_grad``);
+2. run ``forward`` with recording switched off (the forward's own operations
+   must not build a second graph);
+3. if grad mode is on and some input requires grad, make the context object the
+   outputs' ``grad_fn`` and link it to the inputs' nodes (``next_functions``).
+
+As in PyTorch, the context ``ctx`` *is* the backward node: ``y.grad_fn`` is the
+object that ``forward`` stored its tensors on.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from . import grad_mode
+from .node import _FREED_MESSAGE, Node, SavedTensor
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+__all__ = ["Function", "FunctionCtx", "BackwardFunction", "once_differentiable"]
+
+
+class FunctionCtx:
+    """What ``forward`` and ``backward`` can do with ``ctx``."""
+
+    _saved: Any = None
+    _freed = False
+    _materialize_grads = True
+    _non_differentiable: Any = ()
+    _dirty: Any = ()
+    needs_input_grad: tuple = ()
+
+    def save_for_backward(self, *tensors: "Tensor | None") -> None:
+        """Keep tensors for backward.  They are checked for in-place changes when
+        unpacked, and freed after backward unless ``retain_graph=True``."""
+        from ..tensor import Tensor
+        saved = []
+        for i, t in enumerate(tensors):
+            if t is None:
+                saved.append(None)
+            elif isinstance(t, Tensor):
+                saved.append(SavedTensor(t, ""))
+            else:
+                raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
+                                f"{type(t).__name__}")
+        self._saved = tuple(saved)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._freed:
+            raise RuntimeError(_FREED_MESSAGE)
+        if self._saved is None:
+            return ()
+        return tuple(None if s is None else s.unpack() for s in self._saved)
+
+    def mark_non_differentiable(self, *tensors: "Tensor") -> None:
+        """Outputs that are not differentiable (indices, masks): they get ``requires_grad=False``."""
+        self._non_differentiable = tuple(tensors)
+
+    def mark_dirty(self, *tensors: "Tensor") -> None:
+        """Inputs that ``forward`` modified in place; their history is rewritten to this node."""
+        self._dirty = tuple(tensors)
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """With True (the default) a missing output gradient reaches backward as zeros, not None."""
+        self._materialize_grads = bool(value)
+
+
+class BackwardFunction(Node, FunctionCtx):
+    """The node (and context) that ``Function.apply`` creates; one subclass per Function."""
+
+    _forward_cls: type = None  # type: ignore[assignment]
+    _validate = True  # check what a user's backward returns (built-ins are trusted)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._arg_is_edge: tuple = ()
+        self._output_meta: tuple = ()
+
+    def apply(self, grad_outputs: list) -> list:
+        if self._freed:
+            raise RuntimeError(_FREED_MESSAGE)
+        if self._materialize_grads and None in grad_outputs:
+            grad_outputs = [self._zeros_for(i) if g is None else g for i, g in enumerate(grad_outputs)]
+        result = self._forward_cls.backward(self, *grad_outputs)
+        if not isinstance(result, tuple):
+            result = (result,)
+        expected = len(self._arg_is_edge)
+        if len(result) != expected:
+            if len(result) > expected and all(r is None for r in result[expected:]):
+                result = result[:expected]  # PyTorch allows extra trailing Nones
+            else:
+                raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
+                                   f"(expected {expected}, got {len(result)})")
+        grads = [g for g, is_edge in zip(result, self._arg_is_edge) if is_edge]
+        if self._validate:
+            grads = self._validate_grads(grads)
+        return grads
+
+    def _zeros_for(self, index: int) -> "Tensor":
+        from ..tensor import Tensor
+        shape, dtype, device = self._output_meta[index]
+        return Tensor._zeros(shape, dtype, device)
+
+    def _validate_grads(self, grads: list) -> list:
+        """PyTorch's ``validate_outputs``: a gradient must match its input's shape
+        (or be broadcastable back to it), dtype and device."""
+        from ..tensor import Tensor
+        out = []
+        for i, (g, (node, _)) in enumerate(zip(grads, self.next_functions)):
+            if g is None or node is None:
+                out.append(g if node is not None else None)
+                continue
+            if not isinstance(g, Tensor):
+                raise TypeError(f"function {self.name()} returned a gradient different than None at "
+                                f"position {i + 1}, but the corresponding forward input was not a Variable")
+            shape, dtype, device = self._input_meta[i]
+            if tuple(g.shape) != shape:
+                if not _expandable(shape, tuple(g.shape)):
+                    raise RuntimeError(
+                        f"Function {self.name()} returned an invalid gradient at index {i} - got "
+                        f"[{', '.join(map(str, g.shape))}] but expected shape compatible with "
+                        f"[{', '.join(map(str, shape))}]")
+                from ..ops.shape import sum_to
+                g = sum_to(g, shape)
+            if g.device != device:
+                raise RuntimeError(f"Function {self.name()} returned an invalid gradient at index {i} - "
+                                   f"expected device {device} but got {g.device}")
+            if g.dtype is not dtype:
+                g = g.to(dtype)
+            out.append(g)
+        return out
+
+    def release(self) -> None:
+        if self._saved is not None:
+            self._saved = None
+            self._freed = True
+
+
+def _expandable(target: tuple, shape: tuple) -> bool:
+    """Can a gradient of ``shape`` be summed down to ``target`` (the reverse of broadcasting)?"""
+    if len(shape) < len(target):
+        return False
+    for t, s in zip(reversed(target), reversed(shape)):
+        if t != s and t != 1:
+            return False
+    return True
+
+
+class _FunctionMeta(type):
+    """Gives every Function subclass its own backward-node class, named as PyTorch names it."""
+
+    def __init__(cls, name: str, bases: tuple, attrs: dict) -> None:
+        super().__init__(name, bases, attrs)
+        node_name = attrs.get("_backward_name") or f"{name}Backward"
+        cls._backward_cls = type(node_name, (BackwardFunction,), {
+            "_forward_cls": cls, "_name": node_name, "_validate": attrs.get("_backward_name") is None,
+            "__module__": cls.__module__})
+
+
+class Function(metaclass=_FunctionMeta):
+    """Subclass with static ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)``; call ``.apply``.
+
+    ``backward`` returns one gradient per argument of ``forward`` (``None`` for
+    non-tensor arguments and inputs that need none).
+    """
+
+    _backward_name: str | None = None
+    _scalar_edges = False  # built-in binary ops list a Python number as a (None, 0) edge, like PyTorch
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. "
+                           "Please use new-style autograd function with static forward method. "
+                           "(Example: https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        from ..tensor import Tensor
+        ctx = cls._backward_cls()
+        needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        ctx.needs_input_grad = needs
+        record = grad_mode._state.enabled and True in needs
+        prev = grad_mode._state.enabled
+        grad_mode._state.enabled = False
+        try:
+            outputs = cls.forward(ctx, *args, **kwargs)
+        finally:
+            grad_mode._state.enabled = prev
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        dirty = ctx._dirty
+        if record:
+            outs = _link(ctx, cls, args, outs, dirty)
+            return outs[0] if single else outs
+        if dirty:
+            for t in dirty:
+                if grad_mode._state.enabled:
+                    t._check_inplace()
+                t._version_counter[0] += 1
+        return outputs
+
+
+def _link(ctx: BackwardFunction, cls: type, args: tuple, outs: tuple, dirty: tuple) -> tuple:
+    """Make ``ctx`` the ``grad_fn`` of the outputs and point it at the inputs' nodes.
+
+    Returns the outputs, where an input returned unchanged is replaced by an alias
+    (a new tensor on the same storage), so the input keeps its own history."""
+    from ..tensor import Tensor
+    edges, is_edge, meta = [], [], []
+    validate = ctx._validate
+    for a in args:
+        if isinstance(a, Tensor):
+            edges.append(a._gradient_edge() if a.requires_grad else (None, 0))
+            is_edge.append(True)
+            if validate:
+                meta.append((tuple(a.shape), a.dtype, a.device))
+        elif cls._scalar_edges and isinstance(a, (int, float)):
+            edges.append((None, 0))
+            is_edge.append(True)
+            meta.append(None)
+        else:
+            is_edge.append(False)
+    ctx.next_functions = tuple(edges)
+    ctx._arg_is_edge = tuple(is_edge)
+    if validate:
+        ctx._input_meta = tuple(meta)
+    ctx._num_outputs = len(outs)
+    non_diff = ctx._non_differentiable
+    output_meta = []
+    outs = list(outs)
+    for nr, out in enumerate(outs):
+        if not isinstance(out, Tensor):
+            output_meta.append(None)
+            continue
+        output_meta.append((tuple(out.shape), out.dtype, out.device))
+        if any(out is t for t in non_diff):
+            out.requires_grad_(False) if out.is_leaf else None
+            continue
+        if any(out is t for t in dirty):
+            out._check_inplace()
+            out._version_counter[0] += 1
+        elif any(out is a for a in args):
+            out = outs[nr] = out._alias()
+        if not out.dtype.is_floating_point:
+            continue  # integer results (argmax, indices) never require grad
+        out._set_history(ctx, nr)
+    ctx._output_meta = tuple(output_meta)
+    return tuple(outs)
+
+
+def once_differentiable(fn: Any) -> Any:
+    """Accepted for compatibility: learntorch's backward formulas run without a graph
+    unless ``create_graph=True``, so this decorator changes nothing."""
+    return fn

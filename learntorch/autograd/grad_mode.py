@@ -1,0 +1,92 @@
+"""Grad mode: whether operations record the graph (``no_grad``, ``enable_grad`` …).
+
+One module-level flag, read by ``Function.apply`` before it builds a node.
+Each context manager saves the previous value and restores it on exit, so they
+nest, and each also works as a decorator, as in PyTorch.
+"""
+from __future__ import annotations
+
+import functools
+import threading
+from typing import Any, Callable, TypeVar
+
+__all__ = ["is_grad_enabled", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _State(threading.local):
+    enabled = True  # per thread, as in PyTorch (DataParallel's replicas run in threads)
+
+
+_state = _State()
+
+
+def is_grad_enabled() -> bool:
+    """True while operations on tensors that require grad build a graph."""
+    return _state.enabled
+
+
+class _GradModeContext:
+    """Base of the context managers: set a mode on enter, restore the old one on exit."""
+
+    _mode: bool
+
+    def __enter__(self) -> None:
+        self._prev = _state.enabled
+        _state.enabled = self._mode
+
+    def __exit__(self, *exc: Any) -> None:
+        _state.enabled = self._prev
+
+    def __call__(self, func: F) -> F:
+        mode = self._mode
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            prev = _state.enabled
+            _state.enabled = mode
+            try:
+                return func(*args, **kwargs)
+            finally:
+                _state.enabled = prev
+
+        return wrapper  # type: ignore[return-value]
+
+
+class no_grad(_GradModeContext):
+    """Operations inside do not record the graph: results have ``requires_grad=False``.
+
+    Used for evaluation and for updating weights by hand (``w -= lr * w.grad``).
+    """
+
+    _mode = False
+
+
+class enable_grad(_GradModeContext):
+    """Turn recording back on inside a ``no_grad`` block."""
+
+    _mode = True
+
+
+class inference_mode(no_grad):
+    """Accepted for compatibility; behaves as ``no_grad`` in learntorch."""
+
+    def __init__(self, mode: bool = True) -> None:
+        self._mode = not mode
+
+
+class set_grad_enabled(_GradModeContext):
+    """``set_grad_enabled(False)`` as a context manager, a decorator, or a plain call.
+
+    As a plain call it takes effect at once (PyTorch does the same), which is
+    why the mode is switched in ``__init__`` and restored by ``__exit__``.
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self._mode = bool(mode)
+        self._prev = _state.enabled
+        _state.enabled = self._mode
+
+    def __enter__(self) -> None:
+        pass

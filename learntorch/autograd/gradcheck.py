@@ -1,0 +1,118 @@
+"""``gradcheck``: is a backward right?  Compare it with finite differences.
+
+For each input element ``x_i`` the numerical derivative is
+``(f(x + eps·e_i) − f(x − eps·e_i)) / 2eps`` (central differences, error
+O(eps²)); the analytical one comes from the backward pass, one output element
+at a time (each row of the Jacobian is a vector-Jacobian product with a unit
+vector).  In float32 the rounding error of f swamps eps, so, as PyTorch does,
+gradcheck insists on float64 inputs.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """Raised by ``gradcheck`` when the two Jacobians differ (and ``raise_exception``)."""
+
+
+def _as_outputs(value: Any) -> tuple:
+    return value if isinstance(value, tuple) else (value,)
+
+
+def numerical_jacobian(fn: Callable, inputs: Sequence[Any], eps: float) -> list:
+    """J[k][i, j] = d out_k[j] / d input_i — one matrix per (input, output) pair, by central differences."""
+    from ..autograd import no_grad
+    from ..tensor import Tensor
+    diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
+    with no_grad():
+        outs = _as_outputs(fn(*inputs))
+    jac = [[np.zeros((x.numel(), o.numel())) for o in outs] for x in diff]
+    for xi, x in enumerate(diff):
+        flat = x._data.reshape(-1)  # a view on the CPU: perturb in place
+        for i in range(x.numel()):
+            orig = float(flat[i])
+            flat[i] = orig + eps
+            with no_grad():
+                plus = [o.detach().numpy().astype(np.float64).reshape(-1) for o in _as_outputs(fn(*inputs))]
+            flat[i] = orig - eps
+            with no_grad():
+                minus = [o.detach().numpy().astype(np.float64).reshape(-1) for o in _as_outputs(fn(*inputs))]
+            flat[i] = orig
+            for k in range(len(outs)):
+                jac[xi][k][i] = (plus[k] - minus[k]) / (2 * eps)
+    return jac
+
+
+def analytical_jacobian(fn: Callable, inputs: Sequence[Any]) -> list:
+    """The same Jacobians from backward: row ``j`` of output ``k`` is ``grad(out_k, inputs, e_j)``."""
+    from ..autograd import grad
+    from ..creation import zeros_like
+    from ..tensor import Tensor
+    diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
+    outs = _as_outputs(fn(*inputs))
+    jac = [[np.zeros((x.numel(), o.numel())) for o in outs] for x in diff]
+    for k, out in enumerate(outs):
+        if not out.requires_grad:
+            continue
+        for j in range(out.numel()):
+            v = zeros_like(out)
+            v._data.reshape(-1)[j] = 1.0
+            grads = grad(out, diff, v, retain_graph=True, allow_unused=True)
+            for xi, g in enumerate(grads):
+                if g is not None:
+                    jac[xi][k][:, j] = g.detach().numpy().astype(np.float64).reshape(-1)
+    return jac
+
+
+def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
+              raise_exception: bool = True, **_ignored: Any) -> bool:
+    """True if ``func``'s backward agrees with finite differences on ``inputs``.
+
+    Inputs that require grad must be float64 CPU tensors (float32 is too coarse
+    for a step of 1e-6: PyTorch warns, learntorch refuses, to keep the lesson clear)."""
+    from ..tensor import Tensor
+    inputs = inputs if isinstance(inputs, tuple) else (inputs,)
+    diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
+    if not diff:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
+                         "have requires_grad=True.")
+    for x in diff:
+        if x.dtype.name != "float64":
+            raise GradcheckError("gradcheck needs float64 inputs (got " + x.dtype.name + "): with float32 the "
+                                 "rounding error of f is larger than the finite-difference step. Use .double().")
+        if not x.is_leaf:
+            raise GradcheckError("gradcheck's inputs must be leaves; pass x.detach().requires_grad_()")
+    numerical = numerical_jacobian(func, inputs, eps)
+    analytical = analytical_jacobian(func, inputs)
+    for xi in range(len(diff)):
+        for k in range(len(numerical[xi])):
+            n, a = numerical[xi][k], analytical[xi][k]
+            if not np.allclose(a, n, rtol=rtol, atol=atol):
+                if not raise_exception:
+                    return False
+                raise GradcheckError(
+                    f"Jacobian mismatch for output {k} with respect to input {xi},\n"
+                    f"numerical:{_fmt(n)}\nanalytical:{_fmt(a)}\n")
+    return True
+
+
+def _fmt(m: np.ndarray) -> str:
+    return np.array2string(m, precision=4, suppress_small=True)
+
+
+def gradgradcheck(func: Callable, inputs: Any, **kwargs: Any) -> bool:
+    """Check second derivatives: gradcheck of the (create_graph) gradient function."""
+    from ..autograd import grad
+    inputs = inputs if isinstance(inputs, tuple) else (inputs,)
+
+    def first_grads(*xs: Any) -> tuple:
+        out = func(*xs)
+        total = out.sum() if out.numel() != 1 else out.reshape(())
+        diff = [x for x in xs if getattr(x, "requires_grad", False)]
+        return grad(total, diff, create_graph=True)
+    return gradcheck(first_grads, inputs, **kwargs)

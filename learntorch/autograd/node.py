@@ -1,0 +1,223 @@
+"""Nodes of the backward graph: ``grad_fn`` objects, ``AccumulateGrad``, saved tensors, hook handles.
+
+Every result of a differentiable operation points to a :class:`Node` (its
+``grad_fn``).  A node knows the nodes of its inputs (``next_functions``, a tuple
+of ``(node, input_nr)`` pairs, ``None`` where an input needs no gradient) and
+how to turn the gradient of its outputs into gradients of its inputs.  Leaves
+that require grad end the graph in an :class:`AccumulateGrad`, which adds the
+arriving gradient into the leaf's ``.grad``.
+
+Tensor hooks live here too: on the node that *receives* the tensor's gradient
+(the tensor's ``grad_fn`` at its ``output_nr``; for a leaf, on the leaf itself,
+read by its ``AccumulateGrad``).  The engine calls them when it runs that node.
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any, Callable, Optional
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+__all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "next_sequence_nr"]
+
+_sequence = itertools.count()
+_handle_ids = itertools.count()
+_MAX_SEQ = 2**64 - 1  # AccumulateGrad's priority in the engine, as in PyTorch
+
+
+def next_sequence_nr() -> int:
+    """Nodes are numbered in creation order; the engine runs the newest ready node first."""
+    return next(_sequence)
+
+
+class RemovableHandle:
+    """What ``register_hook`` returns: ``handle.remove()`` takes the hook out again."""
+
+    __slots__ = ("_hooks_ref", "id")
+
+    def __init__(self, hooks: "OrderedDict[int, Any]") -> None:
+        self.id = next(_handle_ids)
+        self._hooks_ref = weakref.ref(hooks)
+
+    def remove(self) -> None:
+        hooks = self._hooks_ref()
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+    def __enter__(self) -> "RemovableHandle":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.remove()
+
+
+class _HookDict(OrderedDict):
+    """An OrderedDict that a weakref can point to (handles must not keep it alive)."""
+
+
+def add_hook(hooks: Optional[_HookDict], fn: Callable) -> tuple[_HookDict, RemovableHandle]:
+    """Append ``fn`` to an ordered hook table (creating it if needed); return both."""
+    if hooks is None:
+        hooks = _HookDict()
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return hooks, handle
+
+
+_FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward.")
+
+
+class SavedTensor:
+    """A tensor saved for backward, with the version it had when saved.
+
+    Unpacking checks the version again: if the tensor was changed in place
+    since (``x.add_(1)``, ``x[0] = 5``, an optimizer step), the saved value is
+    no longer the one the forward used, so the gradient would be silently
+    wrong.  PyTorch raises instead, and so do we.
+    """
+
+    __slots__ = ("tensor", "version", "node_name", "output_nr")
+
+    def __init__(self, tensor: "Tensor", node_name: str) -> None:
+        self.tensor = tensor
+        self.version = tensor._version_counter[0]
+        self.node_name = node_name
+
+    def unpack(self) -> "Tensor":
+        t = self.tensor
+        now = t._version_counter[0]
+        if now != self.version:
+            kind = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor"}.get(
+                t.dtype.name, t.dtype.name)
+            out = f", which is output {t._output_nr} of {t.grad_fn.name()}," if t.grad_fn is not None else ""
+            shape = ", ".join(str(s) for s in t.shape)
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an inplace "
+                f"operation: [torch.{kind} [{shape}]]{out} is at version {now}; expected version "
+                f"{self.version} instead. Hint: the backtrace further above shows the operation that "
+                "failed to compute its gradient. The variable in question was changed in there or "
+                "anywhere later. Good luck!")
+        return t
+
+
+class Node:
+    """Base of every ``grad_fn``.
+
+    Subclasses implement :meth:`apply` (gradients of outputs in, gradients of
+    inputs out, one per entry of ``next_functions``).  Hook tables are created
+    on first use so a node that never gets a hook costs nothing for them.
+    """
+
+    _name: str = "Node"
+
+    def __init__(self) -> None:
+        self.next_functions: tuple = ()
+        self._sequence_nr = next(_sequence)
+        self._pre_hooks: Optional[_HookDict] = None
+        self._post_hooks: Optional[_HookDict] = None
+        self._tensor_pre_hooks: Optional[dict[int, _HookDict]] = None
+        self._retains_grad: Optional[dict[int, Any]] = None
+        self._num_outputs = 1
+
+    # -- what PyTorch's Node offers ------------------------------------------------
+    def name(self) -> str:
+        return self._name
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    @property
+    def metadata(self) -> dict:
+        if "_metadata" not in self.__dict__:
+            self._metadata: dict = {}
+        return self._metadata
+
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        """A post hook ``fn(grad_inputs, grad_outputs)``, run after this node; may return new grad_inputs."""
+        self._post_hooks, handle = add_hook(self._post_hooks, fn)
+        return handle
+
+    def register_prehook(self, fn: Callable) -> RemovableHandle:
+        """A pre hook ``fn(grad_outputs)``, run before this node; may return new grad_outputs."""
+        self._pre_hooks, handle = add_hook(self._pre_hooks, fn)
+        return handle
+
+    def apply(self, grad_outputs: list) -> list:
+        raise NotImplementedError
+
+    def __call__(self, *grad_outputs: Any) -> Any:
+        """Run the backward formula by hand, as ``grad_fn(grad)`` does in PyTorch."""
+        out = self.apply(list(grad_outputs))
+        return out[0] if len(out) == 1 else tuple(out)
+
+    # -- used by the engine ----------------------------------------------------------
+    def tensor_pre_hooks(self, index: int) -> Optional[_HookDict]:
+        """Hooks registered with ``tensor.register_hook`` on output ``index`` of this node."""
+        return self._tensor_pre_hooks.get(index) if self._tensor_pre_hooks else None
+
+    def add_tensor_pre_hook(self, index: int, fn: Callable) -> RemovableHandle:
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        table, handle = add_hook(self._tensor_pre_hooks.get(index), fn)
+        self._tensor_pre_hooks[index] = table
+        return handle
+
+    def retained_tensor(self, index: int) -> Optional["Tensor"]:
+        """The non-leaf output ``index`` whose ``.grad`` must be kept (``retain_grad``), if any."""
+        if not self._retains_grad:
+            return None
+        ref = self._retains_grad.get(index)
+        return ref() if ref is not None else None
+
+    def release(self) -> None:
+        """Free saved tensors after backward (unless ``retain_graph``)."""
+
+
+class AccumulateGrad(Node):
+    """The end of the graph for a leaf: adds the arriving gradient into ``leaf.grad``.
+
+    Runs before any other ready node (the highest sequence number), so a leaf's
+    ``.grad`` is up to date as early as possible, as in PyTorch.
+    """
+
+    _name = "torch::autograd::AccumulateGrad"
+
+    def __init__(self, variable: "Tensor") -> None:
+        super().__init__()
+        self._sequence_nr = _MAX_SEQ
+        self.variable = variable
+
+    def tensor_pre_hooks(self, index: int) -> Optional[_HookDict]:
+        return self.variable._hooks
+
+    def apply(self, grad_outputs: list) -> list:
+        from .engine import current_task
+        grad = grad_outputs[0]
+        if grad is None:
+            return []
+        var = self.variable
+        task = current_task()
+        create_graph = task is not None and task.create_graph
+        if grad.device != var.device:
+            raise RuntimeError(f"expected a gradient on {var.device} for a leaf on {var.device}, got one on {grad.device}")
+        if grad.dtype is not var.dtype:  # the engine casts gradients to their input's dtype, as PyTorch does
+            grad = grad.to(var.dtype)
+        if var._grad is None:
+            if create_graph:
+                var._grad = grad
+            elif task is not None and task.may_keep(grad):
+                var._grad = grad.detach()
+            else:
+                var._grad = grad.detach().clone()
+        elif create_graph or var._grad.requires_grad:
+            var._grad = var._grad + grad
+        else:
+            var._grad._accumulate_(grad)  # in place, as PyTorch does: views of .grad see it
+        return []

@@ -1,0 +1,188 @@
+"""The array backends: which array library holds a device's numbers.
+
+Every operation in ``learntorch.ops`` is written once, against the array API
+standard that NumPy, CuPy and ``array-api-strict`` share (the module called
+``xp``).  This file is the one place that decides, for a device, which ``xp``
+that is:
+
+* ``cpu``      → NumPy (through ``array_api_compat.numpy``, standard names)
+* ``cuda:N``   → CuPy on GPU ``N`` where a GPU exists, or, when the environment
+  variable ``LEARNTORCH_FAKE_CUDA=1`` is set on a machine without one, the
+  **stand-in**: ``array_api_strict`` arrays on its fake devices.  The stand-in
+  is as strict as CuPy: it refuses implicit conversion to NumPy and has none of
+  NumPy's extra functions, so code that only works because NumPy is forgiving
+  fails a test on a laptop instead of on the GPU.
+
+Moving data between devices is always explicit (:func:`transfer`).
+"""
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from .device import device
+
+__all__ = ["Backend", "for_device", "transfer", "cupy_or_none", "fake_cuda_count", "to_numpy",
+           "CudaUnavailableError", "check_cuda_index"]
+
+
+class Backend:
+    """One array library serving one device: its namespace ``xp`` and how to
+    name the device to it.  Small helpers that the standard lacks live here too,
+    each with a portable fallback, so that ops never test which library they run on."""
+
+    __slots__ = ("name", "xp", "native_device", "is_numpy")
+
+    def __init__(self, name: str, xp: ModuleType, native_device: Any) -> None:
+        self.name = name
+        self.xp = xp
+        self.native_device = native_device
+        self.is_numpy = name == "numpy"
+
+    def __repr__(self) -> str:
+        return f"Backend({self.name!r}, device={self.native_device!r})"
+
+    def dtype(self, d: Any) -> Any:
+        """The backend's dtype object for a learntorch dtype."""
+        return getattr(self.xp, d.name)
+
+    def asarray(self, data: Any, dtype: Any = None) -> Any:
+        """An array on this backend's device from host data (lists, NumPy arrays, numbers)."""
+        xd = None if dtype is None else self.dtype(dtype)
+        if self.is_numpy:
+            return np.asarray(data, dtype=None if xd is None else xd)
+        return self.xp.asarray(data, dtype=xd, device=self.native_device)
+
+    def scatter_add(self, target: Any, index: Any, values: Any) -> Any:
+        """``target[index] += values`` along axis 0, adding duplicates (indexing backward).
+
+        NumPy has ``np.add.at`` and CuPy ``cupyx.scatter_add``; the standard has
+        neither, so the stand-in builds a one-hot matrix and multiplies.
+        """
+        if self.is_numpy:
+            np.add.at(target, index, values)
+            return target
+        if self.name == "cupy":
+            import cupyx
+            cupyx.scatter_add(target, index, values)
+            return target
+        xp = self.xp
+        n = target.shape[0]
+        onehot = xp.astype(xp.reshape(index, (-1, 1)) == xp.arange(n, device=self.native_device), target.dtype)
+        flat = xp.reshape(values, (onehot.shape[0], -1))
+        return target + xp.reshape(onehot.T @ flat, target.shape)
+
+    def owns(self, array: Any) -> bool:
+        """True if ``array`` is a fresh, writable, contiguous buffer that nothing
+        else views: safe to keep as a leaf's ``.grad`` without copying."""
+        if self.is_numpy:
+            f = array.flags
+            return type(array) is np.ndarray and f.owndata and f.writeable and f.c_contiguous
+        return False
+
+
+class CudaUnavailableError(RuntimeError, AssertionError):
+    """No CUDA device.  PyTorch raises AssertionError ("Torch not compiled with CUDA
+    enabled") on CPU builds and RuntimeError on GPU builds without a GPU; this is both."""
+
+
+@lru_cache(maxsize=None)
+def cupy_or_none() -> ModuleType | None:
+    """CuPy if it is installed *and* a GPU answers; None otherwise (never raises)."""
+    try:
+        import cupy
+    except Exception:
+        return None
+    try:
+        return cupy if cupy.is_available() else None
+    except Exception:
+        return None
+
+
+def _visible_indices(count: int) -> list[int]:
+    """Honour ``CUDA_VISIBLE_DEVICES`` for the stand-in as the CUDA driver does for CuPy."""
+    env = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if env is None:
+        return list(range(count))
+    visible = []
+    for part in env.split(","):
+        part = part.strip()
+        if not part.isdigit() or int(part) >= count:
+            break  # CUDA stops at the first invalid entry
+        visible.append(int(part))
+    return visible
+
+
+def fake_cuda_count() -> int:
+    """How many stand-in CUDA devices ``LEARNTORCH_FAKE_CUDA`` asks for (array-api-strict offers two)."""
+    raw = os.environ.get("LEARNTORCH_FAKE_CUDA", "")
+    if not raw or raw == "0":
+        return 0
+    n = int(raw) if raw.isdigit() else 1
+    return len(_visible_indices(min(max(n, 1), 2)))
+
+
+@lru_cache(maxsize=None)
+def _numpy_backend() -> Backend:
+    import array_api_compat.numpy as xp
+    return Backend("numpy", xp, "cpu")
+
+
+@lru_cache(maxsize=None)
+def _cuda_backend(index: int) -> Backend:
+    cp = cupy_or_none()
+    if cp is not None:
+        import array_api_compat.cupy as xp
+        return Backend("cupy", xp, cp.cuda.Device(index))
+    if fake_cuda_count():
+        import array_api_strict as xps
+        return Backend("strict", xps, xps.Device(f"device{index + 1}"))
+    raise CudaUnavailableError(
+        "CUDA is not available: learntorch found no GPU (CuPy is not installed, or no device answers). "
+        "Use device='cpu', install the GPU extra (pip install -e '.[cuda]') on a machine with an NVIDIA "
+        "GPU, or set LEARNTORCH_FAKE_CUDA=1 to run on the CPU stand-in that behaves like CuPy.")
+
+
+def for_device(d: device) -> Backend:
+    """The backend that serves device ``d`` (which must be a concrete device)."""
+    if d.type == "cpu":
+        return _numpy_backend()
+    return _cuda_backend(d.index or 0)
+
+
+def check_cuda_index(index: int) -> None:
+    """PyTorch's error for ``cuda:N`` beyond the visible devices."""
+    from . import cuda
+    if not cuda.is_available():
+        for_device(device("cuda", index))  # raises CudaUnavailableError
+    if index >= cuda.device_count():
+        raise RuntimeError("CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously "
+                           "reported at some other API call, so the stacktrace below might be incorrect.")
+
+
+def to_numpy(array: Any) -> np.ndarray:
+    """Copy any backend's array to a NumPy array (the only way off a device)."""
+    if isinstance(array, np.ndarray):
+        return array
+    if hasattr(array, "get"):  # CuPy
+        return array.get()
+    import array_api_strict as xps
+    return np.from_dlpack(xps.asarray(array, device=xps.Device("CPU_DEVICE"), copy=True))
+
+
+def transfer(array: Any, src: device, dst: device) -> Any:
+    """Move an array between devices, explicitly, through host memory if needed."""
+    if src == dst:
+        return array
+    host = to_numpy(array)
+    target = for_device(dst)
+    if target.is_numpy:
+        return np.array(host, copy=True) if host is array else host
+    if target.name == "cupy":
+        with target.native_device:
+            return target.xp.asarray(host)
+    return target.xp.asarray(host, device=target.native_device, copy=True)

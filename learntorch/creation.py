@@ -1,0 +1,297 @@
+"""Creating tensors: ``tensor``, ``from_numpy``, ``zeros``, ``ones``, ``randn``, ``arange`` …
+
+Two rules from PyTorch that learners meet on day one:
+
+* ``tensor(data)`` always **copies**; ``from_numpy(array)`` **shares** the
+  array's memory (change one, the other changes);
+* a Python float becomes float32 (the default dtype), a Python int int64, a
+  bool bool; a NumPy array keeps its own dtype (float64 stays float64).
+
+Random tensors draw from ``learntorch.random``'s generator, which reproduces
+PyTorch's CPU stream: after ``manual_seed(0)``, ``randn(3)`` gives PyTorch's numbers.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from . import dtypes
+from .backend import for_device, to_numpy, transfer
+from .device import CPU
+from .device import DeviceLike, as_device
+from .tensor import Tensor
+
+__all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+           "empty_like", "full_like", "arange", "linspace", "eye", "rand", "randn", "randint", "randperm",
+           "rand_like", "randn_like", "randint_like", "scalar_tensor"]
+
+
+def _size(size: tuple) -> tuple:
+    """``zeros(2, 3)``, ``zeros((2, 3))`` and ``zeros([2, 3])`` are the same."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if isinstance(s, Tensor):
+            s = int(s)
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"zeros(): argument 'size' (position 1) must be tuple of ints, but found element of "
+                            f"type {type(s).__name__} at pos 0")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, size))}]")
+    return tuple(int(s) for s in size)
+
+
+def _finish(host: np.ndarray, device: DeviceLike, requires_grad: bool) -> Tensor:
+    """Put a host array on its device and wrap it (checking requires_grad's rule)."""
+    dev = as_device(device)
+    t = Tensor._make(transfer(host, CPU, dev), dev)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _infer_dtype(data: Any) -> dtypes.dtype:
+    """PyTorch's inference for nested Python data: any float → default float, else int64, else bool."""
+    if isinstance(data, np.ndarray):
+        return dtypes.from_numpy_dtype(data.dtype)
+    if isinstance(data, np.generic):
+        return dtypes.from_numpy_dtype(data.dtype)
+    flat = list(_flatten(data))
+    if any(isinstance(v, Tensor) and v.dtype.is_floating_point for v in flat):
+        return dtypes.get_default_dtype()
+    if any(isinstance(v, float) for v in flat):
+        return dtypes.get_default_dtype()
+    if flat and all(isinstance(v, bool) or (isinstance(v, Tensor) and v.dtype is dtypes.bool) for v in flat):
+        return dtypes.bool
+    if any(isinstance(v, complex) for v in flat):
+        raise TypeError("learntorch does not support complex tensors")
+    return dtypes.int64 if flat else dtypes.get_default_dtype()
+
+
+def _flatten(data: Any):
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        else:
+            yield item
+
+
+def _to_host(data: Any) -> Any:
+    """Nested data with any tensors inside turned into host values."""
+    if isinstance(data, Tensor):
+        return to_numpy(data._data)
+    if isinstance(data, (list, tuple)):
+        return [_to_host(d) for d in data]
+    return data
+
+
+def tensor(data: Any, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
+    """A new tensor holding a **copy** of ``data`` (a number, nested lists, an array, a tensor)."""
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+                      "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+                      "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+        dt = dtypes.from_any(dtype) if dtype is not None else data.dtype
+        return _finish(np.array(to_numpy(data._data), dtype=dt._np), device or data.device, requires_grad)
+    dt = dtypes.from_any(dtype) if dtype is not None else _infer_dtype(data)
+    try:
+        host = np.array(_to_host(data), dtype=dt._np)
+    except ValueError as exc:
+        raise ValueError(f"expected sequence of equal length lists, got ragged data ({exc})") from None
+    except TypeError:
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}") from None
+    return _finish(host, device, requires_grad)
+
+
+def scalar_tensor(value: Any, *, dtype: Any = None, device: DeviceLike = None) -> Tensor:
+    return tensor(value, dtype=dtype or dtypes.get_default_dtype(), device=device)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: DeviceLike = None) -> Tensor:
+    """Like ``tensor`` but shares memory with a NumPy array or tensor when it can."""
+    if isinstance(data, Tensor):
+        return data.to(device=device or data.device, dtype=dtype or data.dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or dtypes.from_any(dtype)._np == data.dtype) \
+            and as_device(device).type == "cpu":
+        return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A CPU tensor that **shares memory** with ``ndarray``: no copy is made."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    dtypes.from_numpy_dtype(ndarray.dtype)  # TypeError for dtypes learntorch does not have
+    if not ndarray.flags.writeable:
+        warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable "
+                      "tensors. This means writing to this tensor will result in undefined behavior. You may "
+                      "want to copy the array to protect its data or make it writable before converting it to "
+                      "a tensor. This type of warning will be suppressed for the rest of this program.",
+                      UserWarning, stacklevel=2)
+    return Tensor._make(ndarray, CPU)
+
+
+def _filled(size: tuple, value: Any, dtype: Any, device: DeviceLike, requires_grad: bool,
+            default: Optional[dtypes.dtype] = None) -> Tensor:
+    dt = dtypes.from_any(dtype) if dtype is not None else (default or dtypes.get_default_dtype())
+    dev = as_device(device)
+    be = for_device(dev)
+    shape = _size(size)
+    xd = be.dtype(dt)
+    if value == 0:
+        data = be.xp.zeros(shape, dtype=xd, device=be.native_device)
+    elif value is None:
+        data = be.xp.empty(shape, dtype=xd, device=be.native_device)
+    else:
+        data = be.xp.full(shape, value, dtype=xd, device=be.native_device)
+    t = Tensor._make(data, dev)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def zeros(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
+          out: Any = None) -> Tensor:
+    return _filled(size, 0, dtype, device, requires_grad)
+
+
+def ones(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+    return _filled(size, 1, dtype, device, requires_grad)
+
+
+def empty(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
+          pin_memory: bool = False) -> Tensor:
+    """Uninitialised memory (learntorch fills it with zeros, so notebooks stay deterministic)."""
+    return _filled(size, 0, dtype, device, requires_grad)
+
+
+def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: DeviceLike = None,
+         requires_grad: bool = False) -> Tensor:
+    default = dtypes.bool if isinstance(fill_value, bool) else dtypes.int64 if isinstance(fill_value, int) else None
+    return _filled((tuple(size),), fill_value, dtype, device, requires_grad, default)
+
+
+def _like(fn: Any, input: Tensor, dtype: Any, device: DeviceLike, requires_grad: bool, *args: Any) -> Tensor:
+    return fn(tuple(input.shape), *args, dtype=dtype or input.dtype, device=device or input.device,
+              requires_grad=requires_grad)
+
+
+def zeros_like(input: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
+               memory_format: Any = None) -> Tensor:
+    """Zeros with ``input``'s shape, dtype and device (not its data, not its graph)."""
+    return _like(zeros, input, dtype, device, requires_grad)
+
+
+def ones_like(input: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
+              memory_format: Any = None) -> Tensor:
+    return _like(ones, input, dtype, device, requires_grad)
+
+
+def empty_like(input: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
+               memory_format: Any = None) -> Tensor:
+    return _like(empty, input, dtype, device, requires_grad)
+
+
+def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: DeviceLike = None,
+              requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad)
+
+
+def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: DeviceLike = None,
+           requires_grad: bool = False) -> Tensor:
+    """``start, start+step, …`` up to but excluding ``end``; int64 unless a bound or step is a float."""
+    if end is None:
+        start, end = 0, start
+    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    start, end, step = values
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        dt = dtypes.get_default_dtype() if any(isinstance(v, float) for v in values) else dtypes.int64
+    else:
+        dt = dtypes.from_any(dtype)
+    n = math.ceil((end - start) / step)
+    host = (start + np.arange(n, dtype=np.float64) * step).astype(dt._np) if dt.is_floating_point \
+        else np.arange(start, end, step, dtype=dt._np)
+    return _finish(host, device, requires_grad)
+
+
+def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: DeviceLike = None,
+             requires_grad: bool = False) -> Tensor:
+    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
+    return _finish(np.linspace(start, end, steps).astype(dt._np), device, requires_grad)
+
+
+def eye(n: int, m: Optional[int] = None, *, dtype: Any = None, device: DeviceLike = None,
+        requires_grad: bool = False) -> Tensor:
+    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
+    return _finish(np.eye(n, m, dtype=dt._np), device, requires_grad)
+
+
+# ----------------------------------------------------------------------------- random
+def _generator(generator: Any) -> Any:
+    from . import random
+    return generator if generator is not None else random.default_generator
+
+
+def _float_dtype(dtype: Any) -> dtypes.dtype:
+    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
+    if not dt.is_floating_point:
+        raise RuntimeError(f"\"normal_kernel_cpu\" not implemented for '{dt.name}'")
+    return dt
+
+
+def rand(*size: Any, generator: Any = None, dtype: Any = None, device: DeviceLike = None,
+         requires_grad: bool = False) -> Tensor:
+    """Uniform numbers in [0, 1), PyTorch's stream (see ``learntorch.random``)."""
+    dt = _float_dtype(dtype)
+    return _finish(_generator(generator).uniform(_size(size), dt._np), device, requires_grad)
+
+
+def randn(*size: Any, generator: Any = None, dtype: Any = None, device: DeviceLike = None,
+          requires_grad: bool = False) -> Tensor:
+    """Standard normal numbers, PyTorch's stream (see ``learntorch.random``)."""
+    dt = _float_dtype(dtype)
+    return _finish(_generator(generator).normal(_size(size), dt._np), device, requires_grad)
+
+
+def randint(low: int, high: Any = None, size: Any = None, *, generator: Any = None, dtype: Any = None,
+            device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+    if size is None:
+        low, high, size = 0, low, high
+    if size is None:
+        raise TypeError("randint() missing 1 required positional arguments: \"size\"")
+    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.int64
+    return _finish(_generator(generator).random_integers(low, high, _size((tuple(size),)), dt._np), device,
+                   requires_grad)
+
+
+def randperm(n: int, *, generator: Any = None, dtype: Any = None, device: DeviceLike = None,
+             requires_grad: bool = False) -> Tensor:
+    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.int64
+    return _finish(_generator(generator).randperm(n, dt._np), device, requires_grad)
+
+
+def rand_like(input: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+    return rand(tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad)
+
+
+def randn_like(input: Tensor, *, dtype: Any = None, device: DeviceLike = None,
+               requires_grad: bool = False) -> Tensor:
+    return randn(tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device,
+                 requires_grad=requires_grad)
+
+
+def randint_like(input: Tensor, low: int, high: Any = None, *, dtype: Any = None,
+                 device: DeviceLike = None) -> Tensor:
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device)

@@ -1,0 +1,85 @@
+"""``learntorch.device``: where a tensor's numbers live (``cpu`` or ``cuda:N``).
+
+A device is only a name here; which array library serves it is decided in
+``backend.py``.  The class mirrors ``torch.device``: ``device('cuda:1')``,
+``device('cuda', 1)``, equality by type and index, and PyTorch's error for a
+string it does not understand.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Union
+
+__all__ = ["device", "as_device", "DeviceLike"]
+
+_TYPES = ("cpu", "cuda")
+
+
+class device:
+    """A device type (``'cpu'`` or ``'cuda'``) and an optional index."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type: Union[str, "device"], index: Optional[int] = None) -> None:  # noqa: A002
+        if isinstance(type, device):
+            if index is not None:
+                raise ValueError("device(): a device object cannot be combined with an index")
+            self.type, self.index = type.type, type.index
+            return
+        if isinstance(type, int) and not isinstance(type, bool):
+            type, index = "cuda", type  # torch.device(0) means cuda:0
+        if not isinstance(type, str):
+            raise TypeError(f"device() received an invalid combination of arguments - got ({type!r})")
+        name, sep, idx = type.partition(":")
+        if name not in _TYPES:
+            raise RuntimeError(
+                f"Expected one of cpu, cuda device type at start of device string: {type}")
+        if sep:
+            if index is not None:
+                raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {type}")
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}'")
+            index = int(idx)
+        if index is not None and index < 0:
+            raise RuntimeError(f"Device index must not be negative, got {index}")
+        self.type, self.index = name, index
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __reduce__(self):  # picklable, for DataLoader workers and saving
+        return (device, (self.type, self.index))
+
+
+DeviceLike = Union[str, int, device, None]
+CPU = device("cpu")
+
+
+def as_device(d: DeviceLike) -> device:
+    """Normalise what a user may pass as ``device=``; ``cuda`` gets its current index.
+
+    A tensor always knows its exact device (``cuda:0``, never bare ``cuda``),
+    as in PyTorch, so that two tensors can be checked for being on the same one.
+    """
+    if d is None:
+        return CPU
+    d = d if isinstance(d, device) else device(d)
+    if d.type == "cuda":
+        from . import cuda
+        from .backend import check_cuda_index
+        if d.index is None:
+            d = device("cuda", cuda.current_device())
+        check_cuda_index(d.index)
+    return d

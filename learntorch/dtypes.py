@@ -1,0 +1,156 @@
+"""Data types (``learntorch.float32`` …) and PyTorch's type-promotion rules.
+
+Why a module of its own: NumPy and PyTorch disagree about promotion.  NumPy
+turns ``int64 + float32`` into ``float64``; PyTorch keeps ``float32``, and a
+Python float times an integer tensor gives the *default* dtype (float32).  A
+course that promises "the same numbers as PyTorch" must decide the result
+dtype itself, before any array library sees the operands.
+"""
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64",
+    "uint8", "bool", "half", "float", "double", "short", "int", "long",
+    "get_default_dtype", "set_default_dtype", "promote_types", "result_type",
+]
+
+_BOOL, _INT, _FLOAT = 0, 1, 2  # promotion categories, lowest to highest
+
+
+class dtype:
+    """A tensor element type.  Prints as ``torch.float32`` so that output reads
+    exactly like PyTorch's (``import learntorch as torch`` is the course's idiom)."""
+
+    __slots__ = ("name", "itemsize", "category", "is_floating_point", "is_signed", "_np")
+
+    def __init__(self, name: str, np_dtype: Any, category: int) -> None:
+        self.name = name
+        self._np = np.dtype(np_dtype)
+        self.itemsize = self._np.itemsize
+        self.category = category
+        self.is_floating_point = category == _FLOAT
+        self.is_signed = category != _BOOL and self._np.kind != "u"
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    def to_real(self) -> "dtype":
+        return self
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    def __reduce__(self) -> str:  # pickled as the module-level singleton
+        return self.name
+
+
+float16 = dtype("float16", np.float16, _FLOAT)
+float32 = dtype("float32", np.float32, _FLOAT)
+float64 = dtype("float64", np.float64, _FLOAT)
+int8 = dtype("int8", np.int8, _INT)
+int16 = dtype("int16", np.int16, _INT)
+int32 = dtype("int32", np.int32, _INT)
+int64 = dtype("int64", np.int64, _INT)
+uint8 = dtype("uint8", np.uint8, _INT)
+bool = dtype("bool", np.bool_, _BOOL)  # noqa: A001 - PyTorch's public name
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
+
+ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
+_BY_NP = {d._np: d for d in ALL}
+_BY_NAME = {d.name: d for d in ALL}
+_default_float = float32
+
+
+def from_numpy_dtype(np_dtype: Any) -> dtype:
+    """The learntorch dtype of a NumPy/CuPy dtype (TypeError for unsupported ones)."""
+    try:
+        return _BY_NP[np.dtype(np_dtype)]
+    except (KeyError, TypeError):
+        raise TypeError(
+            f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types are: "
+            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.") from None
+
+
+def from_any(obj: Any) -> dtype:
+    """Accept a learntorch dtype, a NumPy dtype or a Python type (``float`` → default)."""
+    if isinstance(obj, dtype):
+        return obj
+    if obj is builtins.float:
+        return _default_float
+    if obj is builtins.int:
+        return int64
+    if obj is builtins.bool:
+        return bool
+    if hasattr(obj, "name") and getattr(obj, "name", None) in _BY_NAME and not isinstance(obj, np.dtype):
+        return _BY_NAME[obj.name]  # array-api-strict dtype objects
+    return from_numpy_dtype(obj)
+
+
+def get_default_dtype() -> dtype:
+    """The dtype a Python float becomes (float32 unless changed, as in PyTorch)."""
+    return _default_float
+
+
+def set_default_dtype(d: dtype) -> None:
+    global _default_float
+    d = from_any(d)
+    if not d.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _default_float = d
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """PyTorch's ``promote_types``: the smallest dtype both values fit in.
+
+    Within a category NumPy's answer is PyTorch's; across categories the higher
+    category wins (int with float → that float), which is where NumPy differs.
+    """
+    if a is b:
+        return a
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    if a.category == _INT and (a is uint8) != (b is uint8):
+        other = b if a is uint8 else a  # uint8 with a signed int: PyTorch picks int16 at least
+        return other if other.itemsize > 1 else int16
+    return _BY_NP[np.promote_types(a._np, b._np)]
+
+
+def _scalar_dtype(value: Any) -> dtype:
+    if isinstance(value, builtins.bool):
+        return bool
+    if isinstance(value, builtins.int):
+        return int64
+    return _default_float
+
+
+def result_type(*operands: Any) -> dtype:
+    """The dtype of an elementwise op on tensors and Python numbers.
+
+    PyTorch ranks operands in three tiers: tensors with dimensions, zero-dim
+    tensors, Python numbers.  The highest category present wins; among the
+    operands of that category, the highest tier decides the exact dtype.  So
+    ``int_tensor * 2.5`` is float32 and ``float32_tensor * float64_scalar_tensor``
+    stays float32.
+    """
+    tiers: list[list[dtype]] = [[], [], []]
+    for op in operands:
+        if hasattr(op, "_data") and hasattr(op, "dtype"):
+            tiers[0 if op.ndim else 1].append(op.dtype)
+        else:
+            tiers[2].append(_scalar_dtype(op))
+    top = max(d.category for tier in tiers for d in tier)
+    for tier in tiers:
+        found = [d for d in tier if d.category == top]
+        if found:
+            out = found[0]
+            for d in found[1:]:
+                out = promote_types(out, d)
+            return out
+    raise AssertionError("no operands")

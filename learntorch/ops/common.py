@@ -1,0 +1,94 @@
+"""Helpers shared by the operations: operand preparation, dims, undoing broadcasting."""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Union
+
+from .. import dtypes
+from ..backend import transfer
+from ..tensor import Tensor, _wrap_dim
+
+__all__ = ["binary_operands", "check_same_device", "wrap_dims", "sum_to", "as_index_tensor", "new_result"]
+
+Number = Union[int, float, bool]
+
+
+def check_same_device(*tensors: Tensor) -> None:
+    """PyTorch's error for an operation whose tensors live on different devices."""
+    first = tensors[0]._device
+    for t in tensors[1:]:
+        if t._device != first:
+            a, b = sorted((str(first), str(t._device)), reverse=True)
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
+                               f"devices, {a} and {b}!")
+
+
+def binary_operands(a: Tensor, b: Any) -> tuple[Any, Any, dtypes.dtype]:
+    """The two operands as backend values in the result dtype (PyTorch's promotion).
+
+    ``b`` may be a tensor or a Python number; a number stays a number (the
+    array library broadcasts it).  A zero-dim CPU tensor may meet a CUDA tensor,
+    as in PyTorch: it is a scalar, not an array on another device.
+    """
+    if isinstance(b, Tensor):
+        if a._device != b._device:
+            if b.ndim == 0 and b._device.type == "cpu":
+                b = Tensor._make(transfer(b._data, b._device, a._device), a._device)
+            elif a.ndim == 0 and a._device.type == "cpu":
+                a = Tensor._make(transfer(a._data, a._device, b._device), b._device)
+            else:
+                check_same_device(a, b)
+        dt = a._dtype if a._dtype is b._dtype else dtypes.result_type(a, b)
+        xa = a._data if a._dtype is dt else a._backend.xp.astype(a._data, a._backend.dtype(dt))
+        xb = b._data if b._dtype is dt else b._backend.xp.astype(b._data, b._backend.dtype(dt))
+        return xa, xb, dt
+    if not isinstance(b, (int, float)):
+        raise TypeError(f"unsupported operand type for a tensor operation: '{type(b).__name__}'")
+    dt = dtypes.result_type(a, b)
+    xa = a._data if a._dtype is dt else a._backend.xp.astype(a._data, a._backend.dtype(dt))
+    return xa, (float(b) if dt.is_floating_point else b), dt
+
+
+def new_result(data: Any, like: Tensor) -> Tensor:
+    """Wrap an operation's array as a new tensor on ``like``'s device."""
+    return Tensor._make(data, like._device)
+
+
+def wrap_dims(dim: Union[int, Sequence[int], None], ndim: int) -> Optional[tuple[int, ...]]:
+    """Normalise ``dim`` (int, tuple, or None for all) to sorted non-negative axes."""
+    if dim is None:
+        return None
+    if isinstance(dim, int):
+        return (_wrap_dim(dim, ndim),)
+    axes = tuple(_wrap_dim(d, ndim) for d in dim)
+    if len(set(axes)) != len(axes):
+        raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
+    return tuple(sorted(axes))
+
+
+def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
+    """Undo broadcasting in backward: sum ``grad`` down to ``shape``.
+
+    If ``x`` of shape (3, 1) was broadcast to (2, 3, 4) in forward, each of its
+    elements was used 2·4 times, so its gradient is the sum over those copies.
+    Written with tensor operations so that it is itself differentiable.
+    """
+    shape = tuple(shape)
+    if tuple(grad.shape) == shape:
+        return grad
+    lead = grad.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
+                                      if s == 1 and grad.shape[lead + i] != 1)
+    out = grad.sum(dim=axes, keepdim=True) if axes else grad
+    if lead:
+        out = out.reshape(shape)
+    return out
+
+
+def as_index_tensor(index: Any, like: Tensor) -> Any:
+    """A backend integer array from an index given as a tensor, list or int (for gather & co)."""
+    if isinstance(index, Tensor):
+        if index._dtype.is_floating_point or index._dtype is dtypes.bool:
+            raise RuntimeError(f"gather(): Expected dtype int64 for index")
+        check_same_device(like, index)
+        return index._data
+    return like._backend.asarray(index, dtypes.int64)

@@ -1,0 +1,305 @@
+"""Indexing: ``x[rows]``, ``x[mask]``, ``x[i] = v``, ``gather``, ``index_select``, ``masked_fill``.
+
+Two kinds of index, as in NumPy and PyTorch:
+
+* *basic* (ints, slices, ``None``, ``...``): the result is a view;
+* *advanced* (lists, integer tensors, boolean masks): the result is a copy.
+
+An index tensor must be integer (int64/int32) or bool, and on the CPU or on the
+indexed tensor's device — a float index tensor is the classic "strange values"
+pitfall of the notes, and here it is an IndexError that says so.  Backward of
+an index scatters the gradient back, *adding* where an index repeats.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from .. import dtypes
+from ..autograd.function import Function
+from ..backend import transfer
+from ..tensor import Tensor, _wrap_dim
+from .common import check_same_device, new_result
+
+__all__ = ["getitem", "setitem", "index_select", "gather", "masked_fill", "nonzero", "scatter_into_zeros",
+           "take_along_dim", "masked_select"]
+
+
+def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
+    """Translate a PyTorch index into the backend's, and say whether it is advanced."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    out, advanced = [], False
+    be = x._backend
+    for k in key:
+        if isinstance(k, Tensor):
+            if k._dtype.is_floating_point:
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if k._device != x._device:
+                if k._device.type == "cpu":
+                    k = Tensor._make(transfer(k._data, k._device, x._device), x._device)
+                else:
+                    raise RuntimeError(f"indices should be either on cpu or on the same device as the indexed "
+                                       f"tensor ({x._device})")
+            if k.ndim == 0 and k._dtype is not dtypes.bool:
+                out.append(int(k.item()))
+                continue
+            out.append(k._data)
+            advanced = True
+        elif isinstance(k, (list, tuple)):
+            arr = be.asarray(k)
+            if arr.dtype.kind if hasattr(arr.dtype, "kind") else False:
+                if arr.dtype.kind == "f":
+                    raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            out.append(arr)
+            advanced = True
+        elif isinstance(k, bool):
+            out.append(be.asarray(k))
+            advanced = True
+        elif k is None or k is Ellipsis or isinstance(k, (int, slice)):
+            if isinstance(k, slice) and k.step is not None and k.step < 0:
+                raise ValueError("step must be greater than zero")
+            out.append(k)
+        elif hasattr(k, "__index__"):
+            out.append(k.__index__())
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                             "are valid indices (got " + type(k).__name__ + ")")
+    return tuple(out), advanced
+
+
+def _check_bounds(x: Tensor, key: tuple) -> None:
+    """PyTorch's IndexError for an integer out of range (NumPy's message differs)."""
+    dim = 0
+    for k in key:
+        if k is None:
+            continue
+        if k is Ellipsis:
+            dim = x.ndim - sum(1 for j in key if j is not None and j is not Ellipsis)
+            continue
+        if isinstance(k, int) and dim < x.ndim:
+            size = x.shape[dim]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+        dim += 1
+
+
+class Index(Function):
+    """``x[key]``; backward adds the gradient into zeros at the same positions."""
+
+    _backward_name = "IndexBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, key: tuple = (), advanced: bool = True) -> Tensor:
+        ctx.key, ctx.shape, ctx.advanced = key, tuple(x.shape), advanced
+        data = x._data[key]
+        if advanced:
+            return new_result(data, x)
+        return x._view_of(data)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> Any:
+        return IndexBackwardFn.apply(grad, key=ctx.key, shape=ctx.shape, advanced=ctx.advanced)
+
+
+class Select(Index):
+    _backward_name = "SelectBackward0"
+
+
+class Slice(Index):
+    _backward_name = "SliceBackward0"
+
+
+class IndexBackwardFn(Function):
+    """Scatter-add a gradient into zeros of the input's shape (and its own derivative is indexing)."""
+
+    _backward_name = "IndexPutBackward0"
+
+    @staticmethod
+    def forward(ctx, grad: Tensor, key: tuple = (), shape: tuple = (), advanced: bool = True) -> Tensor:
+        ctx.key, ctx.advanced = key, advanced
+        be = grad._backend
+        out = be.xp.zeros(shape, dtype=grad._data.dtype, device=be.native_device)
+        if advanced:
+            out = _index_add(be, out, key, grad._data)
+        else:
+            out[key] = grad._data
+        return new_result(out, grad)
+
+    @staticmethod
+    def backward(ctx, g: Tensor) -> Any:
+        return Index.apply(g, key=ctx.key, advanced=ctx.advanced)
+
+
+def _index_add(be: Any, out: Any, key: tuple, values: Any) -> Any:
+    """``out[key] += values`` with repeated indices adding up."""
+    if be.is_numpy or be.name == "cupy":
+        return be.scatter_add(out, key, values)
+    # The array API has no scatter-add; the stand-in handles the two common keys.
+    if len(key) == 1 and key[0].dtype == be.xp.bool:
+        out[key] = values  # a mask selects each position at most once
+        return out
+    if len(key) == 1:
+        return be.scatter_add(out, key[0], values)
+    raise NotImplementedError("learntorch's CuPy stand-in can only take the gradient of x[int_index] or "
+                              "x[mask]; run this indexing on the CPU or a real GPU")
+
+
+def getitem(x: Tensor, key: Any) -> Tensor:
+    key, advanced = _convert_key(x, key)
+    if not advanced:
+        _check_bounds(x, key)
+        if all(isinstance(k, int) for k in key):
+            return Select.apply(x, key=key, advanced=False)
+        if all(isinstance(k, int) or k is None or k is Ellipsis or isinstance(k, slice) for k in key) and \
+                any(isinstance(k, slice) for k in key):
+            return Slice.apply(x, key=key, advanced=False)
+        return Index.apply(x, key=key, advanced=False)
+    try:
+        return Index.apply(x, key=key, advanced=True)
+    except IndexError as exc:
+        raise IndexError(str(exc).replace("axis", "dimension")) from None
+
+
+class IndexPut(Function):
+    """``x[key] = value`` in place.  PyTorch calls the node ``CopySlices``: the
+    gradient flows to ``value`` at ``key`` and to the old ``x`` everywhere else."""
+
+    _backward_name = "CopySlices"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, value: Any, key: tuple = ()) -> Tensor:
+        data = value._data if isinstance(value, Tensor) else value
+        if isinstance(value, Tensor) and value._dtype is not x._dtype:
+            data = x._backend.xp.astype(data, x._backend.dtype(x._dtype))
+        x._data[key] = data
+        ctx.key = key
+        ctx.value_shape = tuple(value.shape) if isinstance(value, Tensor) else None
+        ctx.mark_dirty(x)
+        return x
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        from .common import sum_to
+        keep = grad.clone()
+        keep._data[ctx.key] = 0
+        gv = None
+        if ctx.value_shape is not None and ctx.needs_input_grad[1]:
+            gv = sum_to(grad[ctx.key] if ctx.key != () else grad, ctx.value_shape)
+        return keep, gv
+
+
+def setitem(x: Tensor, key: Any, value: Any) -> None:
+    """``x[key] = value``: an in-place change (bumps the version counter)."""
+    key, _ = _convert_key(x, key)
+    if isinstance(value, Tensor):
+        check_same_device(x, value) if value.ndim else None
+        if value._device != x._device:
+            value = value.to(x._device)
+    elif not isinstance(value, (int, float, bool)):
+        value = Tensor._make(x._backend.asarray(value, x._dtype), x._device)
+    x._check_inplace()
+    IndexPut.apply(x, value, key=key)
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """Rows (or slices along ``dim``) picked by a 1-D integer index."""
+    if index.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    d = _wrap_dim(dim, input.ndim)
+    return getitem(input, (slice(None),) * d + (index.reshape(-1),))
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: int) -> Tensor:
+    return gather(input, dim, indices)
+
+
+class Gather(Function):
+    _backward_name = "GatherBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dim: int, index: Tensor) -> Tensor:
+        ctx.dim, ctx.shape = dim, tuple(x.shape)
+        ctx.save_for_backward(index)
+        return new_result(x._backend.xp.take_along_axis(x._data, index._data, axis=dim), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        (index,) = ctx.saved_tensors
+        return scatter_into_zeros(grad, ctx.shape, ctx.dim, index), None, None
+
+
+def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """``out[i][j] = input[i][index[i][j]]`` for ``dim=1``: pick one entry per row."""
+    if index._dtype is not dtypes.int64:
+        raise RuntimeError("gather(): Expected dtype int64 for index")
+    check_same_device(input, index)
+    return Gather.apply(input, _wrap_dim(dim, input.ndim), index)
+
+
+def scatter_into_zeros(grad: Tensor, shape: tuple, dim: int, index: Tensor) -> Tensor:
+    """Zeros of ``shape`` with ``grad`` added at ``index`` along ``dim`` (gather's backward)."""
+    be = grad._backend
+    xp = be.xp
+    out = xp.zeros(shape, dtype=grad._data.dtype, device=be.native_device)
+    if be.is_numpy:
+        import numpy as np
+        idx = list(np.indices(index.shape, sparse=True))
+        idx[dim] = index._data
+        np.add.at(out, tuple(idx), grad._data)
+    else:
+        n = shape[dim]
+        onehot = xp.astype(xp.expand_dims(index._data, axis=-1) == xp.arange(n, device=be.native_device),
+                           grad._data.dtype)
+        contrib = xp.sum(onehot * xp.expand_dims(grad._data, axis=-1), axis=dim)
+        out = out + xp.moveaxis(contrib, -1, dim) if hasattr(xp, "moveaxis") else out + xp.permute_dims(
+            contrib, tuple(range(dim)) + (len(shape) - 1,) + tuple(range(dim, len(shape) - 1)))
+    return new_result(out, grad)
+
+
+class MaskedFill(Function):
+    _backward_name = "MaskedFillBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, mask: Tensor, value: Any) -> Tensor:
+        xp = x._backend.xp
+        fill = value._data if isinstance(value, Tensor) else value
+        ctx.save_for_backward(mask)
+        data = xp.where(mask._data, xp.asarray(fill, dtype=x._data.dtype, device=x._backend.native_device)
+                        if not x._backend.is_numpy else x._data.dtype.type(fill), x._data)
+        return new_result(data, x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        (mask,) = ctx.saved_tensors
+        return grad.masked_fill(mask, 0.0), None, None
+
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """A copy with ``value`` wherever ``mask`` is True (``mask`` broadcasts)."""
+    if mask._dtype is not dtypes.bool:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
+    check_same_device(input, mask)
+    return MaskedFill.apply(input, mask, value)
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    return getitem(input.expand(tuple(_broadcast(input.shape, mask.shape))), mask.expand(
+        tuple(_broadcast(input.shape, mask.shape))))
+
+
+def _broadcast(a: Sequence[int], b: Sequence[int]) -> list:
+    out = []
+    for x, y in zip(reversed((1,) * (len(b) - len(a)) + tuple(a)), reversed((1,) * (len(a) - len(b)) + tuple(b))):
+        out.append(max(x, y))
+    return list(reversed(out))
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    """Indices of the non-zero elements: an (n, ndim) int64 tensor, or one tensor per dim."""
+    xp = input._backend.xp
+    idx = xp.nonzero(input._data)
+    cols = [new_result(xp.astype(i, xp.int64), input) for i in idx]
+    if as_tuple:
+        return tuple(cols)
+    return new_result(xp.stack([c._data for c in cols], axis=1) if cols else
+                      xp.zeros((0, input.ndim), dtype=xp.int64), input)

@@ -1,0 +1,176 @@
+"""Matrix products: ``matmul`` (the ``@`` operator), ``mm``, ``bmm``, ``dot``, ``mv``.
+
+``matmul`` follows NumPy's rules (1-D, 2-D, batched, broadcasting batch
+dimensions); ``mm`` is for 2-D matrices only and never broadcasts; ``dot`` is
+the inner product of two 1-D tensors.  The backward of ``C = A @ B`` is
+``dA = dC @ Bᵀ`` and ``dB = Aᵀ @ dC`` (summed over broadcast batch dimensions).
+"""
+from __future__ import annotations
+
+from ..autograd.function import Function
+from ..tensor import Tensor
+from .common import binary_operands, check_same_device, new_result, sum_to
+
+__all__ = ["matmul", "mm", "bmm", "dot", "mv", "outer"]
+
+
+def _product(a: Tensor, b: Tensor) -> object:
+    xa, xb, dt = binary_operands(a, b)
+    if not dt.is_floating_point and a._backend.is_numpy:
+        return xa @ xb
+    return a._backend.xp.matmul(xa, xb)
+
+
+class Matmul(Function):
+    """The general case (batched, broadcasting, 1-D operands promoted to matrices)."""
+
+    _backward_name = "MatmulBackward0"
+
+    @staticmethod
+    def forward(ctx, a: Tensor, b: Tensor) -> Tensor:
+        ctx.save_for_backward(b if ctx.needs_input_grad[0] else None, a if ctx.needs_input_grad[1] else None)
+        ctx.shapes = (tuple(a.shape), tuple(b.shape))
+        return new_result(_product(a, b), a)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        b, a = ctx.saved_tensors
+        sa, sb = ctx.shapes
+        ga = gb = None
+        # Treat 1-D operands as matrices, as the forward did, then undo.
+        g = grad
+        if len(sa) == 1:
+            g = g.unsqueeze(-2)
+        if len(sb) == 1:
+            g = g.unsqueeze(-1)
+        if ctx.needs_input_grad[0]:
+            bm = b.unsqueeze(-1) if len(sb) == 1 else b
+            ga = g.matmul(bm.transpose(-1, -2))
+            ga = ga.squeeze(-2) if len(sa) == 1 else ga
+            ga = sum_to(ga, sa)
+        if ctx.needs_input_grad[1]:
+            am = a.unsqueeze(-2) if len(sa) == 1 else a
+            gb = am.transpose(-1, -2).matmul(g)
+            gb = gb.squeeze(-1) if len(sb) == 1 else gb
+            gb = sum_to(gb, sb)
+        return ga, gb
+
+
+class Mm(Matmul):
+    _backward_name = "MmBackward0"
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        b, a = ctx.saved_tensors
+        ga = grad.mm(b.t()) if ctx.needs_input_grad[0] else None
+        gb = a.t().mm(grad) if ctx.needs_input_grad[1] else None
+        return ga, gb
+
+
+class Bmm(Matmul):
+    _backward_name = "BmmBackward0"
+
+
+class Dot(Matmul):
+    _backward_name = "DotBackward0"
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        b, a = ctx.saved_tensors
+        return (grad * b if ctx.needs_input_grad[0] else None,
+                grad * a if ctx.needs_input_grad[1] else None)
+
+
+class Mv(Matmul):
+    _backward_name = "MvBackward0"
+
+
+def _dims_error(name: str, a: Tensor, b: Tensor) -> str:
+    return f"{name}: {a.ndim}D and {b.ndim}D"
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """Matrix product with NumPy's rules for 1-D and batched operands."""
+    check_same_device(input, other)
+    if input.ndim == 0 or other.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {input.ndim}D and "
+                           f"{other.ndim}D")
+    k_a = input.shape[-1]
+    k_b = other.shape[-2] if other.ndim > 1 else other.shape[0]
+    if k_a != k_b:
+        if input.ndim == 1 and other.ndim == 1:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{k_a}] and src [{k_b}] to have the "
+                               "same number of elements, but got " + f"{k_a} and {k_b} elements respectively")
+        rows = 1 if input.ndim == 1 else input.numel() // k_a
+        cols = other.shape[-1] if other.ndim > 1 else 1
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k_a} and {k_b}x{cols})")
+    if input.ndim == 1 and other.ndim == 1:
+        return Dot.apply(input, other)
+    if input.ndim == 2 and other.ndim == 2:
+        return Mm.apply(input, other)
+    if input.ndim == 2 and other.ndim == 1:
+        return Mv.apply(input, other)
+    if input.ndim == 3 and other.ndim == 3 and input.shape[0] == other.shape[0]:
+        return Bmm.apply(input, other)
+    return Matmul.apply(input, other)
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """2-D matrix product only: no broadcasting, no 1-D operands."""
+    if input.ndim != 2:
+        raise RuntimeError("self must be a matrix")
+    if mat2.ndim != 2:
+        raise RuntimeError("mat2 must be a matrix")
+    check_same_device(input, mat2)
+    if input.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[1]} and "
+                           f"{mat2.shape[0]}x{mat2.shape[1]})")
+    if input._dtype is not mat2._dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(input)} != {_cname(mat2)}")
+    return Mm.apply(input, mat2)
+
+
+def _cname(t: Tensor) -> str:
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int"}.get(t.dtype.name,
+                                                                                          t.dtype.name)
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    if input.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
+    check_same_device(input, mat2)
+    return Bmm.apply(input, mat2)
+
+
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """Inner product of two 1-D tensors (the notes' ``a*b`` is element-wise, not this)."""
+    if input.ndim != 1 or tensor.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D tensors")
+    if input.shape[0] != tensor.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src "
+                           f"[{tensor.shape[0]}] to have the same number of elements, but got "
+                           f"{input.shape[0]} and {tensor.shape[0]} elements respectively")
+    if input._dtype is not tensor._dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_short(input)} and "
+                           f"{_short(tensor)}")
+    check_same_device(input, tensor)
+    return Dot.apply(input, tensor)
+
+
+def _short(t: Tensor) -> str:
+    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int"}.get(t.dtype.name, t.dtype.name)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    if input.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
+    return matmul(input, vec)
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    return input.unsqueeze(1) * vec2.unsqueeze(0)

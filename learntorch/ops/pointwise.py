@@ -1,0 +1,605 @@
+"""Element-wise operations: arithmetic, functions of one tensor, comparisons, casts.
+
+Each differentiable operation is an ``autograd.Function``: ``forward`` computes
+on the backend arrays, ``backward`` states the derivative with tensor
+operations (so that ``create_graph=True`` can differentiate it again).  When
+inputs were broadcast in forward, backward sums the gradient back to each
+input's shape (``sum_to``), and casts it back to the input's dtype.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from .. import dtypes
+from ..autograd.function import Function
+from ..device import device
+from ..backend import transfer
+from ..tensor import Tensor
+from .common import binary_operands, new_result, sum_to
+
+__all__ = ["add", "sub", "rsub", "mul", "div", "rdiv", "neg", "pow", "rpow", "exp", "log", "sqrt", "abs",
+           "sin", "cos", "tanh", "sigmoid", "relu", "clamp", "reciprocal", "maximum", "minimum", "where",
+           "to_copy", "clone", "compare", "logical", "sign", "square", "rsqrt", "log1p", "floor_divide",
+           "remainder", "isnan", "isinf", "isfinite", "logical_not", "bitwise_not", "floor", "ceil", "round",
+           "trunc", "expm1", "log2", "log10", "exp2"]
+
+
+def _meta(x: Any) -> Optional[tuple]:
+    """What backward needs to shape an input's gradient: its shape and dtype (None for numbers)."""
+    return (tuple(x.shape), x._dtype) if isinstance(x, Tensor) else None
+
+
+def _grad_for(grad: Tensor, meta: Optional[tuple]) -> Optional[Tensor]:
+    """Sum a broadcast gradient back to the input's shape and cast it to the input's dtype."""
+    if meta is None:
+        return None
+    shape, dt = meta
+    g = sum_to(grad, shape)
+    return g if g._dtype is dt else g.to(dt)
+
+
+# ----------------------------------------------------------------------------- binary
+class Add(Function):
+    _backward_name = "AddBackward0"
+    _scalar_edges = True
+
+    @staticmethod
+    def forward(ctx, a: Tensor, b: Any, alpha: Any = 1) -> Tensor:
+        xa, xb, _ = binary_operands(a, b)
+        ctx.metas, ctx.alpha = (_meta(a), _meta(b)), alpha
+        return new_result(xa + xb if alpha == 1 else xa + xb * alpha, a)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        ma, mb = ctx.metas
+        gb = grad if ctx.alpha == 1 else grad * ctx.alpha
+        return (_grad_for(grad, ma) if ctx.needs_input_grad[0] else None,
+                _grad_for(gb, mb) if ctx.needs_input_grad[1] else None)
+
+
+class Sub(Function):
+    _backward_name = "SubBackward0"
+    _scalar_edges = True
+
+    @staticmethod
+    def forward(ctx, a: Tensor, b: Any, alpha: Any = 1) -> Tensor:
+        if a._dtype is dtypes.bool and isinstance(b, Tensor) and b._dtype is dtypes.bool:
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use "
+                               "the `^` or `logical_xor()` operator instead.")
+        xa, xb, _ = binary_operands(a, b)
+        ctx.metas, ctx.alpha = (_meta(a), _meta(b)), alpha
+        return new_result(xa - xb if alpha == 1 else xa - xb * alpha, a)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        ma, mb = ctx.metas
+        return (_grad_for(grad, ma) if ctx.needs_input_grad[0] else None,
+                _grad_for(-grad * ctx.alpha, mb) if ctx.needs_input_grad[1] else None)
+
+
+class Rsub(Function):
+    """``number - tensor``."""
+    _backward_name = "RsubBackward1"
+
+    @staticmethod
+    def forward(ctx, a: Tensor, b: Any) -> Tensor:
+        xa, xb, _ = binary_operands(a, b)
+        ctx.meta = _meta(a)
+        return new_result(xb - xa, a)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        return _grad_for(-grad, ctx.meta), None
+
+
+class Mul(Function):
+    _backward_name = "MulBackward0"
+    _scalar_edges = True
+
+    @staticmethod
+    def forward(ctx, a: Tensor, b: Any) -> Tensor:
+        xa, xb, _ = binary_operands(a, b)
+        ctx.metas = (_meta(a), _meta(b))
+        if isinstance(b, Tensor):  # save only what the needed gradients use, as PyTorch does
+            ctx.save_for_backward(b if ctx.needs_input_grad[0] else None,
+                                  a if ctx.needs_input_grad[1] else None)
+        else:
+            ctx.save_for_backward()
+            ctx.scalar = b
+        return new_result(xa * xb, a)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        ma, mb = ctx.metas
+        if mb is None:
+            return _grad_for(grad * ctx.scalar, ma), None
+        b, a = ctx.saved_tensors
+        return (_grad_for(grad * b, ma) if ctx.needs_input_grad[0] else None,
+                _grad_for(grad * a, mb) if ctx.needs_input_grad[1] else None)
+
+
+class Div(Function):
+    _backward_name = "DivBackward0"
+    _scalar_edges = True
+
+    @staticmethod
+    def forward(ctx, a: Tensor, b: Any) -> Tensor:
+        xa, xb, dt = binary_operands(a, b)
+        if not dt.is_floating_point:  # true division of integers gives the default float dtype
+            fd = dtypes.get_default_dtype()
+            xa = a._backend.xp.astype(xa, a._backend.dtype(fd))
+            xb = a._backend.xp.astype(xb, a._backend.dtype(fd)) if isinstance(b, Tensor) else float(xb)
+        ctx.metas = (_meta(a), _meta(b))
+        if isinstance(b, Tensor):
+            ctx.save_for_backward(a if ctx.needs_input_grad[1] else None, b)
+        else:
+            ctx.save_for_backward()
+            ctx.scalar = b
+        return new_result(xa / xb, a)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        ma, mb = ctx.metas
+        if mb is None:
+            return _grad_for(grad / ctx.scalar, ma), None
+        a, b = ctx.saved_tensors
+        return (_grad_for(grad / b, ma) if ctx.needs_input_grad[0] else None,
+                _grad_for(-grad * a / (b * b), mb) if ctx.needs_input_grad[1] else None)
+
+
+class Pow(Function):
+    """``tensor ** number``."""
+    _backward_name = "PowBackward0"
+
+    @staticmethod
+    def forward(ctx, a: Tensor, exponent: Any) -> Tensor:
+        xa, e, _ = binary_operands(a, exponent)
+        ctx.save_for_backward(a)
+        ctx.exponent = exponent
+        return new_result(xa ** e, a)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        (a,) = ctx.saved_tensors
+        e = ctx.exponent
+        if e == 0:
+            return grad * 0, None
+        return _grad_for(grad * e * a ** (e - 1), _meta(a)), None
+
+
+class PowTensor(Function):
+    """``tensor ** tensor``."""
+    _backward_name = "PowBackward1"
+
+    @staticmethod
+    def forward(ctx, a: Tensor, b: Tensor) -> Tensor:
+        xa, xb, _ = binary_operands(a, b)
+        out = new_result(xa ** xb, a)
+        ctx.metas = (_meta(a), _meta(b))
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        a, b, out = ctx.saved_tensors
+        ma, mb = ctx.metas
+        ga = _grad_for(grad * b * a ** (b - 1), ma) if ctx.needs_input_grad[0] else None
+        gb = _grad_for(grad * out * a.log(), mb) if ctx.needs_input_grad[1] else None
+        return ga, gb
+
+
+class Rpow(Function):
+    """``number ** tensor``."""
+    _backward_name = "PowBackward2"
+
+    @staticmethod
+    def forward(ctx, a: Tensor, base: Any) -> Tensor:
+        xa, xb, _ = binary_operands(a, base)
+        out = new_result(xb ** xa, a)
+        ctx.base = base
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        import math
+        (out,) = ctx.saved_tensors
+        return grad * out * math.log(ctx.base), None
+
+
+class Maximum(Function):
+    _backward_name = "MaximumBackward0"
+
+    @staticmethod
+    def forward(ctx, a: Tensor, b: Tensor) -> Tensor:
+        xa, xb, _ = binary_operands(a, b)
+        ctx.save_for_backward(a, b)
+        return new_result(a._backend.xp.maximum(xa, xb), a)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        return _min_max_backward(ctx, grad, greater=True)
+
+
+class Minimum(Function):
+    _backward_name = "MinimumBackward0"
+
+    @staticmethod
+    def forward(ctx, a: Tensor, b: Tensor) -> Tensor:
+        xa, xb, _ = binary_operands(a, b)
+        ctx.save_for_backward(a, b)
+        return new_result(a._backend.xp.minimum(xa, xb), a)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        return _min_max_backward(ctx, grad, greater=False)
+
+
+def _min_max_backward(ctx: Any, grad: Tensor, greater: bool) -> tuple:
+    """Where the two inputs tie, PyTorch splits the gradient in half between them."""
+    a, b = ctx.saved_tensors
+    wins = (a > b) if greater else (a < b)
+    half = (a == b).to(grad.dtype) * 0.5
+    wa = wins.to(grad.dtype) + half
+    ga = _grad_for(grad * wa, _meta(a)) if ctx.needs_input_grad[0] else None
+    gb = _grad_for(grad * (1 - wa), _meta(b)) if ctx.needs_input_grad[1] else None
+    return ga, gb
+
+
+class Where(Function):
+    _backward_name = "WhereBackward0"
+
+    @staticmethod
+    def forward(ctx, a: Any, b: Any, condition: Tensor = None) -> Tensor:
+        like = a if isinstance(a, Tensor) else b
+        xa, xb, _ = binary_operands(like, b if like is a else a)
+        if like is not a:
+            xa, xb = xb, xa
+        ctx.save_for_backward(condition)
+        ctx.metas = (_meta(a), _meta(b))
+        xp = like._backend.xp
+        return new_result(xp.where(condition._data, xa, xb), like)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        (cond,) = ctx.saved_tensors
+        ma, mb = ctx.metas
+        zero = grad * 0
+        ga = _grad_for(where(cond, grad, zero), ma) if ctx.needs_input_grad[0] else None
+        gb = _grad_for(where(cond, zero, grad), mb) if ctx.needs_input_grad[1] else None
+        return ga, gb
+
+
+def add(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``input + alpha * other`` with broadcasting."""
+    if not isinstance(input, Tensor):
+        return Add.apply(other, input, alpha=alpha) if alpha == 1 else add(other * alpha, input)
+    return Add.apply(input, other, alpha=alpha)
+
+
+def sub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    if not isinstance(input, Tensor):
+        return rsub(other, input)
+    return Sub.apply(input, other, alpha=alpha)
+
+
+def rsub(input: Tensor, other: Any) -> Tensor:
+    """``other - input`` for a number ``other``."""
+    if isinstance(other, Tensor):
+        return Sub.apply(other, input)
+    return Rsub.apply(input, other)
+
+
+def mul(input: Any, other: Any) -> Tensor:
+    """Element-wise product (the ``*`` operator) — not the dot product."""
+    if not isinstance(input, Tensor):
+        input, other = other, input
+    return Mul.apply(input, other)
+
+
+def div(input: Any, other: Any, *, rounding_mode: Optional[str] = None) -> Tensor:
+    if rounding_mode is not None:
+        q = div(input, other)
+        if rounding_mode == "floor":
+            return q.floor() if q.is_floating_point() else q
+        if rounding_mode == "trunc":
+            return q.trunc()
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+    if not isinstance(input, Tensor):
+        return rdiv(other, input)
+    return Div.apply(input, other)
+
+
+def rdiv(input: Tensor, other: Any) -> Tensor:
+    """``other / input`` for a number: PyTorch computes ``reciprocal(input) * other``."""
+    return mul(reciprocal(input if input.is_floating_point() else input.to(dtypes.get_default_dtype())), other)
+
+
+def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001
+    if not isinstance(input, Tensor):
+        return Rpow.apply(exponent, input)
+    if isinstance(exponent, Tensor):
+        return PowTensor.apply(input, exponent)
+    return Pow.apply(input, exponent)
+
+
+def rpow(input: Tensor, base: Any) -> Tensor:
+    return Rpow.apply(input, base)
+
+
+def square(input: Tensor) -> Tensor:
+    return pow(input, 2)
+
+
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    return Maximum.apply(input, other)
+
+
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    return Minimum.apply(input, other)
+
+
+def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
+    """Pick from ``input`` where ``condition`` holds, else from ``other``.
+    With only a condition, the indices where it holds (as ``nonzero(as_tuple=True)``)."""
+    if input is None and other is None:
+        from .indexing import nonzero
+        return nonzero(condition, as_tuple=True)
+    if not isinstance(condition, Tensor) or condition._dtype is not dtypes.bool:
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{getattr(condition, 'dtype', type(condition).__name__)}")
+    return Where.apply(input, other, condition=condition)
+
+
+# ----------------------------------------------------------------------------- unary
+def _unary(name: str, backward_name: str, forward_fn: Any, derivative: Any, save: str) -> type:
+    """Build a Function for ``y = f(x)`` with ``dy/dx`` given by ``derivative(x, y)``.
+
+    ``save`` says which of input and result the derivative needs ("input",
+    "result") — saving only that one is why ``exp`` survives an in-place change
+    of its input but ``log`` does not, exactly as in PyTorch.
+    """
+    def forward(ctx, x: Tensor) -> Tensor:
+        data = x._data
+        if not x._dtype.is_floating_point and name not in ("Abs", "Neg", "Relu", "Sign"):
+            data = x._backend.xp.astype(data, x._backend.dtype(dtypes.get_default_dtype()))
+        out = new_result(forward_fn(x._backend.xp, data), x)
+        ctx.save_for_backward(x if save == "input" else out if save == "result" else None)
+        return out
+
+    def backward(ctx, grad: Tensor) -> Tensor:
+        (saved,) = ctx.saved_tensors
+        return grad * derivative(saved)
+
+    return type(name, (Function,), {"_backward_name": backward_name, "forward": staticmethod(forward),
+                                    "backward": staticmethod(backward), "__module__": __name__})
+
+
+Exp = _unary("Exp", "ExpBackward0", lambda xp, a: xp.exp(a), lambda y: y, "result")
+Log = _unary("Log", "LogBackward0", lambda xp, a: xp.log(a), lambda x: 1 / x, "input")
+Sqrt = _unary("Sqrt", "SqrtBackward0", lambda xp, a: xp.sqrt(a), lambda y: 0.5 / y, "result")
+Sin = _unary("Sin", "SinBackward0", lambda xp, a: xp.sin(a), lambda x: x.cos(), "input")
+Cos = _unary("Cos", "CosBackward0", lambda xp, a: xp.cos(a), lambda x: -x.sin(), "input")
+Tanh = _unary("Tanh", "TanhBackward0", lambda xp, a: xp.tanh(a), lambda y: 1 - y * y, "result")
+def _stable_sigmoid(xp: Any, a: Any) -> Any:
+    """σ(a) without overflow: exp of a non-positive number never overflows."""
+    e = xp.exp(-xp.abs(a))
+    return xp.where(a >= 0, 1 / (1 + e), e / (1 + e))
+
+
+Sigmoid = _unary("Sigmoid", "SigmoidBackward0", _stable_sigmoid, lambda y: y * (1 - y), "result")
+Reciprocal = _unary("Reciprocal", "ReciprocalBackward0", lambda xp, a: 1 / a, lambda y: -y * y, "result")
+Rsqrt = _unary("Rsqrt", "RsqrtBackward0", lambda xp, a: 1 / xp.sqrt(a), lambda y: -0.5 * y * y * y, "result")
+Log1p = _unary("Log1p", "Log1PBackward0", lambda xp, a: xp.log1p(a), lambda x: 1 / (1 + x), "input")
+Expm1 = _unary("Expm1", "Expm1Backward0", lambda xp, a: xp.expm1(a), lambda y: y + 1, "result")
+Log2 = _unary("Log2", "Log2Backward0", lambda xp, a: xp.log2(a), lambda x: 1 / (x * 0.6931471805599453), "input")
+Log10 = _unary("Log10", "Log10Backward0", lambda xp, a: xp.log10(a), lambda x: 1 / (x * 2.302585092994046),
+               "input")
+Exp2 = _unary("Exp2", "Exp2Backward0", lambda xp, a: xp.pow(2.0, a) if hasattr(xp, "pow") else 2.0 ** a,
+              lambda y: y * 0.6931471805599453, "result")
+Abs = _unary("Abs", "AbsBackward0", lambda xp, a: xp.abs(a), lambda x: x.sign(), "input")
+Relu = _unary("Relu", "ReluBackward0", lambda xp, a: xp.where(a > 0, a, xp.zeros_like(a)),
+              lambda y: (y > 0).to(y.dtype), "result")
+
+
+class Neg(Function):
+    _backward_name = "NegBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor) -> Tensor:
+        if x._dtype is dtypes.bool:
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                               "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+        return new_result(-x._data, x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> Tensor:
+        return -grad
+
+
+class Clamp(Function):
+    _backward_name = "ClampBackward1"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        xp, data = x._backend.xp, x._data
+        if min is not None:
+            data = xp.maximum(data, xp.asarray(min, dtype=data.dtype, device=x._backend.native_device)
+                              if not x._backend.is_numpy else data.dtype.type(min))
+        if max is not None:
+            data = xp.minimum(data, xp.asarray(max, dtype=data.dtype, device=x._backend.native_device)
+                              if not x._backend.is_numpy else data.dtype.type(max))
+        ctx.save_for_backward(x)
+        ctx.bounds = (min, max)
+        return new_result(data, x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        (x,) = ctx.saved_tensors
+        lo, hi = ctx.bounds
+        keep = None
+        if lo is not None:
+            keep = x >= lo
+        if hi is not None:
+            keep = (x <= hi) if keep is None else keep & (x <= hi)
+        return grad * keep.to(grad.dtype), None, None
+
+
+def _make_unary_function(cls: type) -> Any:
+    def fn(input: Tensor) -> Tensor:
+        return cls.apply(input)
+    fn.__name__ = cls.__name__.lower()
+    return fn
+
+
+exp = _make_unary_function(Exp)
+log = _make_unary_function(Log)
+sqrt = _make_unary_function(Sqrt)
+sin = _make_unary_function(Sin)
+cos = _make_unary_function(Cos)
+tanh = _make_unary_function(Tanh)
+sigmoid = _make_unary_function(Sigmoid)
+reciprocal = _make_unary_function(Reciprocal)
+rsqrt = _make_unary_function(Rsqrt)
+log1p = _make_unary_function(Log1p)
+expm1 = _make_unary_function(Expm1)
+log2 = _make_unary_function(Log2)
+log10 = _make_unary_function(Log10)
+exp2 = _make_unary_function(Exp2)
+abs = _make_unary_function(Abs)  # noqa: A001
+relu = _make_unary_function(Relu)
+neg = _make_unary_function(Neg)
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+    """Limit values to ``[min, max]``; the gradient is zero where a bound was active."""
+    return Clamp.apply(input, min=min, max=max)
+
+
+# ----------------------------------------------------------------------------- no gradient
+def _nondiff(x: Tensor, data: Any) -> Tensor:
+    return new_result(data, x)
+
+
+def sign(input: Tensor) -> Tensor:
+    """-1, 0 or 1; its derivative is zero everywhere, so it records no graph."""
+    return _nondiff(input, input._backend.xp.sign(input._data))
+
+
+def floor(input: Tensor) -> Tensor:
+    return _nondiff(input, input._backend.xp.floor(input._data))
+
+
+def ceil(input: Tensor) -> Tensor:
+    return _nondiff(input, input._backend.xp.ceil(input._data))
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
+    xp = input._backend.xp
+    if decimals:
+        scale = 10.0 ** decimals
+        return _nondiff(input, xp.round(input._data * scale) / scale)
+    return _nondiff(input, xp.round(input._data))
+
+
+def trunc(input: Tensor) -> Tensor:
+    return _nondiff(input, input._backend.xp.trunc(input._data))
+
+
+def floor_divide(input: Tensor, other: Any) -> Tensor:
+    xa, xb, _ = binary_operands(input, other)
+    return _nondiff(input, xa // xb)
+
+
+def remainder(input: Tensor, other: Any) -> Tensor:
+    xa, xb, _ = binary_operands(input, other)
+    return _nondiff(input, xa % xb)
+
+
+_COMPARE = {"eq": "__eq__", "ne": "__ne__", "lt": "__lt__", "le": "__le__", "gt": "__gt__", "ge": "__ge__"}
+
+
+def compare(op: str, input: Tensor, other: Any) -> Tensor:
+    """``==``, ``<`` … element-wise; the result is a bool tensor (never requires grad)."""
+    xa, xb, _ = binary_operands(input, other)
+    return _nondiff(input, getattr(xa, _COMPARE[op])(xb))
+
+
+def logical(op: str, input: Tensor, other: Any) -> Tensor:
+    """``&``, ``|``, ``^`` on bool or integer tensors."""
+    xa, xb, dt = binary_operands(input, other)
+    if dt.is_floating_point:
+        raise RuntimeError(f'"bitwise_{op}_cpu" not implemented for \'Float\'')
+    return _nondiff(input, {"and": xa.__and__, "or": xa.__or__, "xor": xa.__xor__}[op](xb))
+
+
+def logical_not(input: Tensor) -> Tensor:
+    return _nondiff(input, input._backend.xp.logical_not(input._data))
+
+
+def bitwise_not(input: Tensor) -> Tensor:
+    if input._dtype.is_floating_point:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return _nondiff(input, ~input._data)
+
+
+def isnan(input: Tensor) -> Tensor:
+    return _nondiff(input, input._backend.xp.isnan(input._data))
+
+
+def isinf(input: Tensor) -> Tensor:
+    return _nondiff(input, input._backend.xp.isinf(input._data))
+
+
+def isfinite(input: Tensor) -> Tensor:
+    return _nondiff(input, input._backend.xp.isfinite(input._data))
+
+
+# ----------------------------------------------------------------------------- copies and casts
+class ToCopy(Function):
+    """A copy in another dtype and/or on another device (``.to``, ``.float()``, ``.cpu()``)."""
+    _backward_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dev: device = None, dt: dtypes.dtype = None) -> Tensor:
+        data = transfer(x._data, x._device, dev)
+        from ..backend import for_device
+        be = for_device(dev)
+        if dt is not x._dtype:
+            data = be.xp.astype(data, be.dtype(dt))
+        elif data is x._data:
+            data = be.xp.asarray(data, copy=True)
+        ctx.source = (x._device, x._dtype)
+        return Tensor._make(data, dev)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        dev, dt = ctx.source
+        return to_copy(grad, dev, dt), None, None
+
+
+def to_copy(x: Tensor, dev: device, dt: dtypes.dtype) -> Tensor:
+    if x._requires_grad and not dt.is_floating_point:
+        with_grad = ToCopy.apply(x.detach(), dev=dev, dt=dt)
+        return with_grad
+    return ToCopy.apply(x, dev=dev, dt=dt)
+
+
+class Clone(Function):
+    _backward_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor) -> Tensor:
+        return new_result(x._backend.xp.asarray(x._data, copy=True), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> Tensor:
+        return grad
+
+
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    """A copy with its own memory that stays in the graph (unlike ``detach``)."""
+    return Clone.apply(input)

@@ -1,0 +1,404 @@
+"""Reductions: ``sum``, ``mean``, ``max`` … over all elements or over ``dim``.
+
+``dim`` names the axis that *disappears*: for a (rows, cols) matrix,
+``x.sum(dim=0)`` adds the rows together (one result per column) and
+``x.sum(dim=1)`` adds along each row.  ``keepdim=True`` keeps the reduced axis
+with size 1, which is what makes the result broadcast back against ``x``.
+The backward of every reduction broadcasts the gradient back over that axis.
+"""
+from __future__ import annotations
+
+import builtins
+from collections import namedtuple
+from typing import Any, Optional, Sequence, Union
+
+from .. import dtypes
+from ..autograd.function import Function
+from ..tensor import Tensor
+from .common import new_result, wrap_dims
+
+__all__ = ["sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "prod", "var", "std",
+           "logsumexp", "norm", "all", "any", "cumsum", "count_nonzero"]
+
+Dim = Union[int, Sequence[int], None]
+_MinMax = namedtuple("_MinMax", ["values", "indices"])
+
+
+def _return_type(name: str) -> type:
+    """``torch.return_types.max``-like named tuples (values, indices)."""
+    cls = type(name, (_MinMax,), {"__module__": "torch.return_types", "__slots__": ()})
+    cls.__repr__ = lambda self: f"torch.return_types.{name}(\nvalues={self.values!r},\nindices={self.indices!r})"
+    return cls
+
+
+max_result, min_result, sort_result, topk_result = (_return_type(n) for n in ("max", "min", "sort", "topk"))
+
+
+def _expand_back(grad: Tensor, shape: tuple, axes: Optional[tuple], keepdim: bool) -> Tensor:
+    """Give a reduced gradient its reduced axes back (size 1), then broadcast to ``shape``."""
+    if axes is not None and not keepdim:
+        new_shape = list(grad.shape)
+        for a in axes:
+            new_shape.insert(a, 1)
+        grad = grad.reshape(new_shape)
+    elif axes is None:
+        grad = grad.reshape((1,) * len(shape))
+    return grad.expand(shape)
+
+
+def _sum_dtype(x: Tensor, dtype: Any) -> dtypes.dtype:
+    if dtype is not None:
+        return dtypes.from_any(dtype)
+    return x._dtype if x._dtype.is_floating_point else dtypes.int64  # ints and bools sum to int64
+
+
+class Sum(Function):
+    _backward_name = "SumBackward1"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dim: Dim = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+        axes = wrap_dims(dim, x.ndim)
+        dt = _sum_dtype(x, dtype)
+        be = x._backend
+        data = be.xp.sum(x._data, axis=axes, keepdims=keepdim, dtype=be.dtype(dt))
+        ctx.args = (tuple(x.shape), axes, keepdim)
+        return new_result(data, x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        shape, axes, keepdim = ctx.args
+        return _expand_back(grad, shape, axes, keepdim), None, None, None
+
+
+class SumAll(Sum):
+    _backward_name = "SumBackward0"
+
+
+class Mean(Function):
+    _backward_name = "MeanBackward1"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dim: Dim = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+        dt = dtypes.from_any(dtype) if dtype is not None else x._dtype
+        if not dt.is_floating_point:
+            kind = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                    "bool": "Bool"}[dt.name]
+            raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
+                               f"point or complex dtype. Got: {kind}")
+        axes = wrap_dims(dim, x.ndim)
+        be = x._backend
+        data = be.xp.mean(be.xp.astype(x._data, be.dtype(dt)) if dt is not x._dtype else x._data,
+                          axis=axes, keepdims=keepdim)
+        ctx.args = (tuple(x.shape), axes, keepdim)
+        n = 1
+        for a in (range(x.ndim) if axes is None else axes):
+            n *= x.shape[a]
+        ctx.count = n
+        return new_result(data, x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        shape, axes, keepdim = ctx.args
+        return _expand_back(grad / ctx.count, shape, axes, keepdim), None, None, None
+
+
+class MeanAll(Mean):
+    _backward_name = "MeanBackward0"
+
+
+def sum(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
+    """Sum of all elements, or along ``dim`` (an int or a tuple of ints)."""
+    if dim is None or dim == ():
+        return SumAll.apply(input, None, keepdim, dtype)
+    return Sum.apply(input, dim, keepdim, dtype)
+
+
+def mean(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """Average over all elements, or along ``dim``; floating-point tensors only, as in PyTorch."""
+    if dim is None or dim == ():
+        return MeanAll.apply(input, None, keepdim, dtype)
+    return Mean.apply(input, dim, keepdim, dtype)
+
+
+class _Extreme(Function):
+    """max/min over all elements: the gradient is shared evenly among the tied maxima."""
+
+    @staticmethod
+    def forward(ctx, x: Tensor, largest: bool) -> Tensor:
+        if x.numel() == 0:
+            name = "max" if largest else "min"
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        xp = x._backend.xp
+        out = new_result((xp.max if largest else xp.min)(x._data), x)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        x, out = ctx.saved_tensors
+        mask = (x == out).to(grad.dtype)
+        return mask * (grad / mask.sum()), None
+
+
+class MaxAll(_Extreme):
+    _backward_name = "MaxBackward1"
+
+
+class MinAll(_Extreme):
+    _backward_name = "MinBackward1"
+
+
+class _ExtremeDim(Function):
+    """max/min along ``dim``: values and the indices they came from; the gradient
+    goes to the chosen index only."""
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dim: int, keepdim: bool, largest: bool) -> tuple:
+        (axis,) = wrap_dims(dim, x.ndim)
+        xp = x._backend.xp
+        data = x._data if x.ndim else xp.reshape(x._data, (1,))
+        idx = (xp.argmax if largest else xp.argmin)(data, axis=axis if x.ndim else 0, keepdims=True)
+        values = xp.take_along_axis(data, idx, axis=axis if x.ndim else 0)
+        if not keepdim or not x.ndim:
+            values = xp.squeeze(values, axis=axis if x.ndim else 0)
+            idx = xp.squeeze(idx, axis=axis if x.ndim else 0)
+        indices = new_result(xp.astype(idx, xp.int64), x)
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+        ctx.args = (tuple(x.shape), axis, keepdim)
+        return new_result(values, x), indices
+
+    @staticmethod
+    def backward(ctx, grad: Tensor, _grad_indices: Any = None) -> tuple:
+        (indices,) = ctx.saved_tensors
+        shape, axis, keepdim = ctx.args
+        if not shape:
+            return grad.reshape(()), None, None, None
+        if not keepdim:
+            grad, indices = grad.unsqueeze(axis), indices.unsqueeze(axis)
+        from .indexing import scatter_into_zeros
+        return scatter_into_zeros(grad, shape, axis, indices), None, None, None
+
+
+class MaxDim(_ExtremeDim):
+    _backward_name = "MaxBackward0"
+
+
+class MinDim(_ExtremeDim):
+    _backward_name = "MinBackward0"
+
+
+def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    """The largest value; with ``dim``, ``(values, indices)`` along it; with a
+    tensor, the element-wise maximum."""
+    if isinstance(dim, Tensor):
+        from .pointwise import maximum
+        return maximum(input, dim)
+    if dim is None:
+        return MaxAll.apply(input, True)
+    return max_result(*MaxDim.apply(input, dim, keepdim, True))
+
+
+def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+    if isinstance(dim, Tensor):
+        from .pointwise import minimum
+        return minimum(input, dim)
+    if dim is None:
+        return MinAll.apply(input, False)
+    return min_result(*MinDim.apply(input, dim, keepdim, False))
+
+
+class Amax(Function):
+    _backward_name = "AmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dim: Dim, keepdim: bool, largest: bool) -> Tensor:
+        axes = wrap_dims(dim if dim != () else None, x.ndim)
+        xp = x._backend.xp
+        out = (xp.max if largest else xp.min)(x._data, axis=axes, keepdims=True)
+        ctx.args = (tuple(x.shape), axes, keepdim)
+        result = new_result(out if keepdim else xp.reshape(out, _drop(x.shape, axes)), x)
+        ctx.save_for_backward(x, new_result(out, x))
+        return result
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        x, out = ctx.saved_tensors
+        shape, axes, keepdim = ctx.args
+        mask = (x == out).to(grad.dtype)
+        g = _expand_back(grad, shape, axes, keepdim)
+        return g * mask / mask.sum(dim=axes, keepdim=True), None, None, None
+
+
+class Amin(Amax):
+    _backward_name = "AminBackward0"
+
+
+def _drop(shape: tuple, axes: Optional[tuple]) -> tuple:
+    return () if axes is None else tuple(s for i, s in enumerate(shape) if i not in axes)
+
+
+def amax(input: Tensor, dim: Dim = (), keepdim: bool = False) -> Tensor:
+    return Amax.apply(input, dim, keepdim, True)
+
+
+def amin(input: Tensor, dim: Dim = (), keepdim: bool = False) -> Tensor:
+    return Amin.apply(input, dim, keepdim, False)
+
+
+def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    """Index of the largest value (of the flattened tensor when ``dim`` is None)."""
+    return _arg_extreme(input, dim, keepdim, largest=True)
+
+
+def argmin(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
+    return _arg_extreme(input, dim, keepdim, largest=False)
+
+
+def _arg_extreme(x: Tensor, dim: Optional[int], keepdim: bool, largest: bool) -> Tensor:
+    xp = x._backend.xp
+    fn = xp.argmax if largest else xp.argmin
+    if dim is None:
+        out = fn(xp.reshape(x._data, (-1,)))
+        if keepdim:
+            out = xp.reshape(out, (1,) * x.ndim)
+    else:
+        (axis,) = wrap_dims(dim, x.ndim)
+        out = fn(x._data, axis=axis, keepdims=keepdim)
+    return new_result(xp.astype(out, xp.int64), x)
+
+
+class Prod(Function):
+    _backward_name = "ProdBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dim: Optional[int], keepdim: bool) -> Tensor:
+        axes = wrap_dims(dim, x.ndim)
+        be = x._backend
+        out = new_result(be.xp.prod(x._data, axis=axes, keepdims=keepdim,
+                                    dtype=be.dtype(_sum_dtype(x, None))), x)
+        ctx.args = (tuple(x.shape), axes, keepdim)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        x, out = ctx.saved_tensors
+        shape, axes, keepdim = ctx.args
+        # d(prod)/dx_i = prod / x_i where x_i != 0; with zeros, the product of the others.
+        g = _expand_back(grad, shape, axes, keepdim)
+        p = _expand_back(out, shape, axes, keepdim)
+        if bool((x == 0).any()):
+            others = _prod_of_others(x, axes)
+            return g * others, None, None
+        return g * p / x, None, None
+
+
+def _prod_of_others(x: Tensor, axes: Optional[tuple]) -> Tensor:
+    """For each element, the product of the *other* elements along the reduced axis.
+
+    Needed only when ``x`` holds zeros (``prod / x`` would divide by zero).  A
+    plain loop over the axis: slow, but rare and easy to check."""
+    from .shape import stack
+    if axes is None:
+        return _prod_of_others(x.reshape(-1), (0,)).reshape(x.shape)
+    (axis,) = axes
+    pieces = x.detach().unbind(axis)
+    result = []
+    for i in range(len(pieces)):
+        p = x.new_ones(pieces[0].shape)
+        for j, piece in enumerate(pieces):
+            if j != i:
+                p = p * piece
+        result.append(p)
+    return stack(result, axis)
+
+
+def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    return Prod.apply(input, dim, keepdim)
+
+
+def var(input: Tensor, dim: Dim = None, unbiased: Optional[bool] = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:
+    """Variance; ``correction=1`` (Bessel's, the default) divides by N-1."""
+    if isinstance(dim, bool):  # var(x, False): the old positional ``unbiased``
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    mu = mean(input, dim, keepdim=True)
+    axes = wrap_dims(dim, input.ndim)
+    n = input.numel() if axes is None else _count(input.shape, axes)
+    centred = input - mu
+    return sum(centred * centred, dim, keepdim=keepdim) / builtins.max(n - correction, 0)
+
+
+def _count(shape: tuple, axes: tuple) -> int:
+    n = 1
+    for a in axes:
+        n *= shape[a]
+    return n
+
+
+def std(input: Tensor, dim: Dim = None, unbiased: Optional[bool] = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:
+    return var(input, dim, unbiased, keepdim, correction=correction).sqrt()
+
+
+def logsumexp(input: Tensor, dim: Dim, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(x)))`` computed stably: shift by the maximum first."""
+    m = amax(input, dim, keepdim=True).detach()
+    m = m.masked_fill(m.isinf(), 0.0)
+    out = (input - m).exp().sum(dim, keepdim=True).log() + m
+    if not keepdim:
+        out = out.squeeze(tuple(wrap_dims(dim, input.ndim)))
+    return out
+
+
+def norm(input: Tensor, p: Any = "fro", dim: Dim = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    """The p-norm (2 by default) over all elements or ``dim``."""
+    if p == "fro" or p is None:
+        p = 2
+    if p == float("inf"):
+        return input.abs().amax(dim if dim is not None else (), keepdim=keepdim)
+    if p == 2:
+        return (input * input).sum(dim, keepdim=keepdim).sqrt()
+    if p == 1:
+        return input.abs().sum(dim, keepdim=keepdim)
+    return (input.abs() ** p).sum(dim, keepdim=keepdim) ** (1.0 / p)
+
+
+def all(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    xp = input._backend.xp
+    axes = wrap_dims(dim, input.ndim)
+    return new_result(xp.all(xp.astype(input._data, xp.bool), axis=axes, keepdims=keepdim), input)
+
+
+def any(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    xp = input._backend.xp
+    axes = wrap_dims(dim, input.ndim)
+    return new_result(xp.any(xp.astype(input._data, xp.bool), axis=axes, keepdims=keepdim), input)
+
+
+def count_nonzero(input: Tensor, dim: Optional[int] = None) -> Tensor:
+    return sum(input != 0, dim)
+
+
+class Cumsum(Function):
+    _backward_name = "CumsumBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dim: int) -> Tensor:
+        (axis,) = wrap_dims(dim, x.ndim)
+        be = x._backend
+        ctx.axis = axis
+        return new_result(be.xp.cumulative_sum(x._data, axis=axis, dtype=be.dtype(_sum_dtype(x, None))), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        # Each input contributes to every later output: the gradient is a reversed cumulative sum.
+        return grad.flip(ctx.axis).cumsum(ctx.axis).flip(ctx.axis), None
+
+
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    return Cumsum.apply(input, dim)

@@ -1,0 +1,487 @@
+"""Shape operations: view/reshape, transpose/permute, squeeze/unsqueeze, expand, cat/stack, split.
+
+Most of these are *views*: the result shares memory (and the version counter)
+with the input, so an in-place change through one is seen through the other,
+exactly as in PyTorch.  Their backward only moves the gradient back into the
+input's shape: a transpose's gradient is transposed back, an unsqueeze's is
+squeezed, an expand's is summed over the expanded axes.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Union
+
+from .. import dtypes
+from ..autograd.function import Function
+from ..tensor import Tensor, _wrap_dim
+from .common import check_same_device, new_result, sum_to, wrap_dims
+
+__all__ = ["reshape", "view", "flatten", "transpose", "t", "permute", "squeeze", "unsqueeze", "expand",
+           "cat", "stack", "split", "chunk", "unbind", "narrow", "flip", "repeat", "contiguous", "sum_to",
+           "movedim", "broadcast_to", "vstack", "hstack", "unflatten"]
+
+
+def _shape_arg(shape: tuple) -> tuple:
+    """Accept ``f(2, 3)`` and ``f((2, 3))`` alike, as PyTorch does."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _infer_shape(shape: tuple, numel: int) -> tuple:
+    """Resolve one ``-1`` and check the element count, with PyTorch's messages."""
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+    return shape
+
+
+class View(Function):
+    _backward_name = "ViewBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, shape: tuple, must_view: bool) -> Tensor:
+        shape = _infer_shape(shape, x.numel())
+        ctx.input_shape = tuple(x.shape)
+        xp = x._backend.xp
+        if x._backend.is_numpy:
+            try:
+                return x._view_of(xp.reshape(x._data, shape, copy=False))
+            except ValueError:
+                if must_view:
+                    raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                                       "least one dimension spans across two contiguous subspaces). Use "
+                                       ".reshape(...) instead.") from None
+                return new_result(xp.reshape(x._data, shape), x)
+        return x._view_of(xp.reshape(x._data, shape))
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        return grad.reshape(ctx.input_shape), None, None
+
+
+class UnsafeView(View):
+    _backward_name = "UnsafeViewBackward0"
+
+
+def view(input: Tensor, *shape: Any) -> Tensor:
+    """The same memory seen with another shape; an error if that is impossible without a copy."""
+    if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
+        raise NotImplementedError("view(dtype) is not supported by learntorch; use .to(dtype)")
+    return View.apply(input, _shape_arg(shape), True)
+
+
+def reshape(input: Tensor, *shape: Any) -> Tensor:
+    """Like ``view``, but copies when the memory layout does not allow a view."""
+    shape = _shape_arg(shape)
+    if tuple(input.shape) == shape:
+        return View.apply(input, shape, False)
+    return View.apply(input, shape, False) if input.is_contiguous() else UnsafeView.apply(input, shape, False)
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if input.ndim == 0:
+        return reshape(input, (1,))
+    s, e = _wrap_dim(start_dim, input.ndim), _wrap_dim(end_dim, input.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shape = tuple(input.shape)
+    return reshape(input, shape[:s] + (-1,) + shape[e + 1:]) if s != e else input
+
+
+def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+    d = _wrap_dim(dim, input.ndim)
+    shape = tuple(input.shape)
+    return reshape(input, shape[:d] + tuple(sizes) + shape[d + 1:])
+
+
+class Permute(Function):
+    _backward_name = "PermuteBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dims: tuple) -> Tensor:
+        ctx.dims = dims
+        return x._view_of(x._backend.xp.permute_dims(x._data, dims))
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        inverse = [0] * len(ctx.dims)
+        for i, d in enumerate(ctx.dims):
+            inverse[d] = i
+        return grad.permute(tuple(inverse)), None
+
+
+class Transpose(Permute):
+    _backward_name = "TransposeBackward0"
+
+
+class T(Permute):
+    _backward_name = "TBackward0"
+
+
+def permute(input: Tensor, *dims: Any) -> Tensor:
+    dims = _shape_arg(dims)
+    if len(dims) != input.ndim:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
+                           f"the length of the desired ordering of dimensions i.e. input.dim() = "
+                           f"{input.ndim} is not equal to len(dims) = {len(dims)}")
+    dims = tuple(_wrap_dim(d, input.ndim) for d in dims)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return Permute.apply(input, dims)
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """Swap two dimensions (a view)."""
+    if input.ndim == 0:
+        return view(input, ())
+    a, b = _wrap_dim(dim0, input.ndim), _wrap_dim(dim1, input.ndim)
+    dims = list(range(input.ndim))
+    dims[a], dims[b] = dims[b], dims[a]
+    return Transpose.apply(input, tuple(dims))
+
+
+def t(input: Tensor) -> Tensor:
+    """Matrix transpose; PyTorch allows it only up to 2-D."""
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    return T.apply(input, tuple(reversed(range(input.ndim))))
+
+
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    src = [_wrap_dim(s, input.ndim) for s in src]
+    dst = [_wrap_dim(d, input.ndim) for d in dst]
+    order = [d for d in range(input.ndim) if d not in src]
+    for d, s in sorted(zip(dst, src)):
+        order.insert(d, s)
+    return permute(input, tuple(order))
+
+
+class Squeeze(Function):
+    _backward_name = "SqueezeBackward1"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, axes: tuple) -> Tensor:
+        ctx.input_shape = tuple(x.shape)
+        return x._view_of(x._backend.xp.squeeze(x._data, axis=axes) if axes else x._data)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        return grad.reshape(ctx.input_shape), None
+
+
+class SqueezeAll(Squeeze):
+    _backward_name = "SqueezeBackward0"
+
+
+class SqueezeDims(Squeeze):
+    _backward_name = "SqueezeBackward2"
+
+
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+    """Remove dimensions of size 1 (all, or the given ``dim``).  A dim whose size is
+    not 1 is left alone — no error.  (The notes call this "add a dimension": it removes one.)"""
+    if dim is None:
+        axes = tuple(i for i, s in enumerate(input.shape) if s == 1)
+        return SqueezeAll.apply(input, axes)
+    multiple = not isinstance(dim, int)
+    dims = wrap_dims(dim, input.ndim) if input.ndim else ()
+    axes = tuple(d for d in dims if input.shape[d] == 1)
+    return (SqueezeDims if multiple else Squeeze).apply(input, axes)
+
+
+class Unsqueeze(Function):
+    _backward_name = "UnsqueezeBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dim: int) -> Tensor:
+        ctx.dim = dim
+        return x._view_of(x._backend.xp.expand_dims(x._data, axis=dim))
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        return grad.squeeze(ctx.dim), None
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    """Insert a dimension of size 1 at ``dim`` (which may be ``input.dim()``: the end)."""
+    return Unsqueeze.apply(input, _wrap_dim(dim, input.ndim + 1))
+
+
+class Expand(Function):
+    _backward_name = "ExpandBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, shape: tuple) -> Tensor:
+        ctx.input_shape = tuple(x.shape)
+        return x._view_of(x._backend.xp.broadcast_to(x._data, shape))
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        return sum_to(grad, ctx.input_shape), None
+
+
+def expand(input: Tensor, *sizes: Any) -> Tensor:
+    """A view that repeats size-1 dimensions without copying (``-1`` keeps a size)."""
+    sizes = _shape_arg(sizes)
+    if len(sizes) < input.ndim:
+        raise RuntimeError(f"expand(torch.FloatTensor{{[{', '.join(map(str, input.shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
+                           "the number of sizes provided ({}) must be greater or equal to the number of "
+                           "dimensions in the tensor ({})".format(len(sizes), input.ndim))
+    lead = len(sizes) - input.ndim
+    shape = list(sizes)
+    for i, s in enumerate(input.shape):
+        want = sizes[lead + i]
+        if want == -1:
+            shape[lead + i] = s
+        elif s != want and s != 1:
+            raise RuntimeError(f"The expanded size of the tensor ({want}) must match the existing size ({s}) at "
+                               f"non-singleton dimension {lead + i}.  Target sizes: [{', '.join(map(str, sizes))}]."
+                               f"  Tensor sizes: [{', '.join(map(str, input.shape))}]")
+    if tuple(shape) == tuple(input.shape):
+        return Expand.apply(input, tuple(shape))
+    return Expand.apply(input, tuple(shape))
+
+
+def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
+    return expand(input, tuple(size))
+
+
+class Cat(Function):
+    _backward_name = "CatBackward0"
+
+    @staticmethod
+    def forward(ctx, *tensors: Tensor, dim: int = 0) -> Tensor:
+        first = tensors[0]
+        xp = first._backend.xp
+        dt = tensors[0]._dtype
+        for t_ in tensors[1:]:
+            dt = dtypes.promote_types(dt, t_._dtype)
+        arrays = [t_._data if t_._dtype is dt else xp.astype(t_._data, first._backend.dtype(dt)) for t_ in tensors]
+        ctx.sizes = [t_.shape[dim] for t_ in tensors]
+        ctx.dim = dim
+        ctx.dtypes = [t_._dtype for t_ in tensors]
+        return new_result(xp.concat(arrays, axis=dim), first)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        pieces = grad.split(ctx.sizes, ctx.dim)
+        return tuple(p if p._dtype is d else p.to(d) for p, d in zip(pieces, ctx.dtypes))
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
+    """Join tensors along an existing dimension (``dim=1``: side by side, column-wise)."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    for i, t_ in enumerate(tensors):
+        if not isinstance(t_, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t_).__name__}")
+    check_same_device(*tensors)
+    # PyTorch still skips legacy empty 1-D tensors of shape (0,) in cat.
+    real = [t_ for t_ in tensors if not (t_.ndim == 1 and t_.shape[0] == 0)] or tensors[:1]
+    ref = real[0]
+    if ref.ndim == 0:
+        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
+    d = _wrap_dim(dim, ref.ndim)
+    for i, t_ in enumerate(real):
+        if t_.ndim != ref.ndim:
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {t_.ndim}")
+        for ax in range(ref.ndim):
+            if ax != d and t_.shape[ax] != ref.shape[ax]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                   f"{ref.shape[ax]} but got size {t_.shape[ax]} for tensor number {i} in the list.")
+    return Cat.apply(*real, dim=d)
+
+
+class Stack(Function):
+    _backward_name = "StackBackward0"
+
+    @staticmethod
+    def forward(ctx, *tensors: Tensor, dim: int = 0) -> Tensor:
+        first = tensors[0]
+        xp = first._backend.xp
+        dt = first._dtype
+        for t_ in tensors[1:]:
+            dt = dtypes.promote_types(dt, t_._dtype)
+        arrays = [t_._data if t_._dtype is dt else xp.astype(t_._data, first._backend.dtype(dt)) for t_ in tensors]
+        ctx.dim = dim
+        ctx.dtypes = [t_._dtype for t_ in tensors]
+        return new_result(xp.stack(arrays, axis=dim), first)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        pieces = grad.unbind(ctx.dim)
+        return tuple(p if p._dtype is d else p.to(d) for p, d in zip(pieces, ctx.dtypes))
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Join equal-shaped tensors along a *new* dimension."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    check_same_device(*tensors)
+    for i, t_ in enumerate(tensors):
+        if t_.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got [{', '.join(map(str, tensors[0].shape))}] "
+                               f"at entry 0 and [{', '.join(map(str, t_.shape))}] at entry {i}")
+    return Stack.apply(*tensors, dim=_wrap_dim(dim, tensors[0].ndim + 1))
+
+
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    """NumPy's ``vstack``: rows on top of rows (1-D tensors become rows first)."""
+    return cat([t_.unsqueeze(0) if t_.ndim < 2 else t_ for t_ in tensors], 0)
+
+
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    return cat(list(tensors), 0 if tensors[0].ndim == 1 else 1)
+
+
+class Split(Function):
+    _backward_name = "SplitBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, sizes: tuple, dim: int) -> tuple:
+        ctx.dim, ctx.input_shape = dim, tuple(x.shape)
+        outs, start = [], 0
+        for s in sizes:
+            key = (slice(None),) * dim + (slice(start, start + s),)
+            outs.append(x._view_of(x._data[key]))
+            start += s
+        return tuple(outs)
+
+    @staticmethod
+    def backward(ctx, *grads: Tensor) -> tuple:
+        return cat(list(grads), ctx.dim), None, None
+
+
+class SplitWithSizes(Split):
+    _backward_name = "SplitWithSizesBackward0"
+
+
+def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    """Cut into pieces of a given size (the last may be smaller), or of the listed sizes."""
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step <= 0 and n:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        sizes = tuple(min(step, n - i) for i in range(0, n, step)) if n else (0,)
+        return Split.apply(input, sizes, d)
+    sizes = tuple(split_size_or_sections)
+    if builtin_sum(sizes) != n:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                           f"dimension {d}), but got split_sizes=[{', '.join(map(str, sizes))}]")
+    return SplitWithSizes.apply(input, sizes, d)
+
+
+def builtin_sum(values: Sequence[int]) -> int:
+    total = 0
+    for v in values:
+        total += v
+    return total
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    n = input.shape[_wrap_dim(dim, input.ndim)]
+    step = -(-n // chunks) if n else 1
+    return split(input, step, dim)
+
+
+class Unbind(Function):
+    _backward_name = "UnbindBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dim: int) -> tuple:
+        ctx.dim = dim
+        return tuple(x._view_of(x._data[(slice(None),) * dim + (i,)]) for i in range(x.shape[dim]))
+
+    @staticmethod
+    def backward(ctx, *grads: Tensor) -> tuple:
+        return stack(list(grads), ctx.dim), None
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    """The slices along ``dim`` as a tuple of views (iterating over a tensor uses this)."""
+    return Unbind.apply(input, _wrap_dim(dim, input.ndim))
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    d = _wrap_dim(dim, input.ndim)
+    if start < 0:
+        start += input.shape[d]
+    key = (slice(None),) * d + (slice(start, start + length),)
+    return input[key]
+
+
+class Flip(Function):
+    _backward_name = "FlipBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, axes: tuple) -> Tensor:
+        ctx.axes = axes
+        return new_result(x._backend.xp.asarray(x._backend.xp.flip(x._data, axis=axes), copy=True), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        return grad.flip(ctx.axes), None
+
+
+def flip(input: Tensor, dims: Any) -> Tensor:
+    return Flip.apply(input, wrap_dims(dims, input.ndim))
+
+
+class Repeat(Function):
+    _backward_name = "RepeatBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, repeats: tuple) -> Tensor:
+        lead = len(repeats) - x.ndim
+        shape = (1,) * lead + tuple(x.shape)
+        ctx.shape, ctx.repeats, ctx.input_shape = shape, repeats, tuple(x.shape)
+        xp = x._backend.xp
+        return new_result(xp.tile(xp.reshape(x._data, shape), repeats), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        # Split every axis into (repeat, size) and sum over the repeats.
+        split_shape = []
+        for r, s in zip(ctx.repeats, ctx.shape):
+            split_shape += [r, s]
+        g = grad.reshape(split_shape).sum(tuple(range(0, len(split_shape), 2)))
+        return g.reshape(ctx.input_shape), None
+
+
+def repeat(input: Tensor, *repeats: Any) -> Tensor:
+    repeats = _shape_arg(repeats)
+    if len(repeats) < input.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions "
+                           "of tensor")
+    return Repeat.apply(input, repeats)
+
+
+def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
+    """``self`` if already laid out row-major in memory, else a copy that is."""
+    if input.is_contiguous():
+        return input
+    from .pointwise import clone
+    out = clone(input)
+    if out._backend.is_numpy:
+        import numpy as np
+        out._data = np.ascontiguousarray(out._data)
+    return out

@@ -1,0 +1,69 @@
+"""Sorting: ``sort`` (values and indices), ``argsort``, ``topk``.
+
+``sort`` returns where each value came from (``indices``), which is all its
+backward needs: the gradient of the i-th sorted value goes back to position
+``indices[i]``.  Sorting is stable, as PyTorch's CPU sort is, so equal values
+keep their original order.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..autograd.function import Function
+from ..tensor import Tensor, _wrap_dim
+from .common import new_result
+from .indexing import scatter_into_zeros
+from .reduction import sort_result, topk_result
+
+__all__ = ["sort", "argsort", "topk"]
+
+
+class Sort(Function):
+    _backward_name = "SortBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dim: int, descending: bool) -> tuple:
+        xp = x._backend.xp
+        data = x._data if x.ndim else xp.reshape(x._data, (1,))
+        axis = dim if x.ndim else 0
+        idx = xp.argsort(data, axis=axis, descending=descending, stable=True)
+        values = xp.take_along_axis(data, idx, axis=axis)
+        if not x.ndim:
+            values, idx = xp.reshape(values, ()), xp.reshape(idx, ())
+        indices = new_result(xp.astype(idx, xp.int64), x)
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+        ctx.dim, ctx.shape = axis, tuple(x.shape)
+        return new_result(values, x), indices
+
+    @staticmethod
+    def backward(ctx, grad: Tensor, _grad_indices: Any = None) -> tuple:
+        (indices,) = ctx.saved_tensors
+        if not ctx.shape:
+            return grad, None, None
+        return scatter_into_zeros(grad, ctx.shape, ctx.dim, indices), None, None
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
+    """``(values, indices)``: sorted values along ``dim`` and their original positions."""
+    d = _wrap_dim(dim, input.ndim) if input.ndim else 0
+    return sort_result(*Sort.apply(input, d, descending))
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    """Only the indices of ``sort`` (its second result)."""
+    return sort(input, dim, descending).indices
+
+
+class TopK(Sort):
+    _backward_name = "TopkBackward0"
+
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
+    d = _wrap_dim(dim, input.ndim) if input.ndim else 0
+    n = input.shape[d] if input.ndim else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    values, indices = sort(input, d, descending=largest)
+    key = (slice(None),) * d + (slice(0, k),)
+    return topk_result(values[key], indices[key])

@@ -1,0 +1,539 @@
+"""The ``Tensor`` class: an array of one backend, plus what autograd needs.
+
+A tensor holds
+
+* ``_data``: one array of its device's backend (NumPy on ``cpu``, CuPy on
+  ``cuda:N``); all maths is done by that library;
+* ``requires_grad``, ``grad``, ``grad_fn``: the autograd state.  A tensor with
+  no ``grad_fn`` is a *leaf*; only leaves keep ``.grad`` unless
+  ``retain_grad()`` was called;
+* ``_version_counter``: bumped by every in-place change, shared with views, so
+  that the engine can refuse a saved tensor that was modified after saving.
+
+The operations themselves live in ``learntorch.ops``; the table at the end of
+this file attaches them as methods (``x.sum()`` is ``ops.reduction.sum(x)``).
+"""
+from __future__ import annotations
+
+import warnings
+import weakref
+from typing import Any, Callable, Iterator, Optional, Sequence
+
+import numpy as np
+
+from . import dtypes
+from .autograd import grad_mode
+from .autograd.node import AccumulateGrad, Node, RemovableHandle, add_hook
+from .backend import Backend, for_device, to_numpy, transfer
+from .device import CPU, DeviceLike, as_device, device
+from .size import Size
+
+__all__ = ["Tensor"]
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it."""
+
+    __slots__ = ("_data", "_device", "_dtype", "_requires_grad", "_grad", "grad_fn", "_output_nr",
+                 "_version_counter", "_base", "_hooks", "_grad_accumulator", "__weakref__", "__dict__")
+
+    # ------------------------------------------------------------------ construction
+    def __init__(self, *args: Any, device: DeviceLike = None, **kwargs: Any) -> None:
+        """The legacy constructor ``torch.Tensor(data)`` / ``torch.Tensor(2, 3)``.
+
+        Prefer ``learntorch.tensor(data)``.  As in PyTorch, ``Tensor(2.0)`` is an
+        error (a number is not a sequence), and so is ``requires_grad=`` here:
+        the notes' ``torch.Tensor(2.0, requires_grad=True)`` fails for both reasons.
+        """
+        if kwargs:
+            kinds = ", ".join(type(a).__name__ for a in args)
+            keys = ", ".join(f"{k}={type(v).__name__}" for k, v in kwargs.items())
+            raise TypeError(f"new() received an invalid combination of arguments - got ({kinds}, {keys})")
+        dev = as_device(device)
+        if len(args) == 1 and not isinstance(args[0], (int, Size)):
+            data = args[0]
+            if isinstance(data, (float, bool, complex)):
+                raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+            array = np.array(to_numpy(data._data) if isinstance(data, Tensor) else data,
+                             dtype=dtypes.get_default_dtype()._np)
+        else:
+            shape = tuple(args[0]) if len(args) == 1 and not isinstance(args[0], int) else args
+            if not all(isinstance(s, int) for s in shape):
+                raise TypeError(f"new(): argument 'size' must be tuple of ints, but found element of "
+                                f"type {type(next(s for s in shape if not isinstance(s, int))).__name__}")
+            array = np.empty(shape, dtype=dtypes.get_default_dtype()._np)
+        Tensor._init(self, transfer(array, CPU, dev), dev)
+
+    def _init(self, data: Any, dev: device, requires_grad: bool = False) -> None:
+        """Fill the slots of a new tensor (used by every constructor)."""
+        self._data = data
+        self._device = dev
+        self._dtype = dtypes.from_any(data.dtype)
+        self._requires_grad = requires_grad
+        self._grad = None
+        self.grad_fn = None
+        self._output_nr = 0
+        self._version_counter = [0]
+        self._base = None
+        self._hooks = None
+        self._grad_accumulator = None
+
+    @classmethod
+    def _make(cls, data: Any, dev: device, requires_grad: bool = False) -> "Tensor":
+        """Wrap a backend array (no copy).  NumPy may hand back a scalar where an
+        array is meant (``np.float32``): it is turned into a 0-d array here, once."""
+        if type(data) is not np.ndarray and dev.type == "cpu":
+            data = np.asarray(data)
+        t = object.__new__(Tensor)
+        t._init(data, dev, requires_grad)
+        return t
+
+    @staticmethod
+    def _zeros(shape: Sequence[int], dtype: dtypes.dtype, dev: device) -> "Tensor":
+        be = for_device(dev)
+        return Tensor._make(be.xp.zeros(tuple(shape), dtype=be.dtype(dtype), device=be.native_device), dev)
+
+    def _view_of(self, data: Any) -> "Tensor":
+        """A new tensor that shares this one's storage and version counter (a view)."""
+        t = Tensor._make(data, self._device)
+        t._version_counter = self._version_counter
+        t._base = self if self._base is None else self._base
+        return t
+
+    def _alias(self) -> "Tensor":
+        return self._view_of(self._data)
+
+    # ------------------------------------------------------------------ basic properties
+    @property
+    def _backend(self) -> Backend:
+        return for_device(self._device)
+
+    @property
+    def dtype(self) -> dtypes.dtype:
+        return self._dtype
+
+    @property
+    def device(self) -> device:
+        return self._device
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: Optional[int] = None) -> Any:
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self.ndim)]
+
+    @property
+    def ndim(self) -> int:
+        return len(self._data.shape)
+
+    def dim(self) -> int:
+        return len(self._data.shape)
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        n = 1
+        for s in self._data.shape:
+            n *= s
+        return n
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._device.type == "cpu"
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def get_device(self) -> int:
+        return -1 if self._device.type == "cpu" else self._device.index
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors the user created (or that do not require grad)."""
+        return self.grad_fn is None
+
+    @property
+    def _version(self) -> int:
+        return self._version_counter[0]
+
+    def stride(self, dim: Optional[int] = None) -> Any:
+        strides = tuple(s // self._dtype.itemsize for s in getattr(self._data, "strides", ()))
+        if not strides and self.ndim:  # the strict stand-in has no strides: report contiguous ones
+            strides = _contiguous_strides(self.shape)
+        return strides if dim is None else strides[_wrap_dim(dim, self.ndim)]
+
+    def is_contiguous(self) -> bool:
+        flags = getattr(self._data, "flags", None)
+        return True if flags is None else bool(flags.c_contiguous)
+
+    def data_ptr(self) -> int:
+        """Address of the first element (CPU: NumPy's pointer), to show shared memory."""
+        if self._backend.is_numpy:
+            return int(self._data.__array_interface__["data"][0])
+        return int(getattr(self._data, "data").ptr) if hasattr(self._data, "data") else id(self._data)
+
+    # ------------------------------------------------------------------ autograd state
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Switch gradient tracking on or off for a leaf (PyTorch forbids it on non-leaves)."""
+        if self.grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to "
+                               "use a computed variable in a subgraph that doesn't require differentiation "
+                               "use var_no_grad = var.detach().")
+        if requires_grad and not self._dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad(self) -> Optional["Tensor"]:
+        if self.grad_fn is not None and not self.retains_grad and self._grad is None:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+                "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+                "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+                "instead.", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Optional["Tensor"]) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+            if value.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value.device != self.device:
+                raise RuntimeError("assigned grad has data located on a different device")
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        node = self.grad_fn
+        return bool(node is not None and node._retains_grad and self._output_nr in node._retains_grad)
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` for this non-leaf.  Recorded after the tensor's other hooks,
+        wherever ``retain_grad`` was called (PyTorch 2 behaviour); a no-op on leaves."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None:
+            return
+        node = self.grad_fn
+        if node._retains_grad is None:
+            node._retains_grad = {}
+        node._retains_grad[self._output_nr] = weakref.ref(self)
+
+    def _retain(self, grad: "Tensor") -> None:
+        """Called by the engine with the gradient after this tensor's hooks ran."""
+        if self._grad is None:
+            self._grad = grad.detach().clone() if not grad.requires_grad else grad.clone()
+        else:
+            self._grad = self._grad + grad
+
+    def register_hook(self, hook: Callable[["Tensor"], Optional["Tensor"]]) -> RemovableHandle:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; a returned
+        tensor replaces the gradient, ``None`` keeps it.  Hooks run in registration order."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            self._hooks, handle = add_hook(self._hooks, hook)
+            return handle
+        return self.grad_fn.add_tensor_pre_hook(self._output_nr, hook)
+
+    def _gradient_edge(self) -> tuple[Optional[Node], int]:
+        """Where this tensor's gradient goes: its grad_fn, or its leaf's AccumulateGrad."""
+        if self.grad_fn is not None:
+            return self.grad_fn, self._output_nr
+        if not self._requires_grad:
+            return None, 0
+        acc = self._grad_accumulator() if self._grad_accumulator is not None else None
+        if acc is None:
+            acc = AccumulateGrad(self)
+            self._grad_accumulator = weakref.ref(acc)
+        return acc, 0
+
+    def _set_history(self, node: Node, output_nr: int) -> None:
+        """Make ``node`` this tensor's ``grad_fn`` (a new result, or an in-place op's rebase)."""
+        self.grad_fn = node
+        self._output_nr = output_nr
+        self._requires_grad = True
+
+    def _check_inplace(self) -> None:
+        """PyTorch's rules for in-place changes under grad mode, checked before the change."""
+        if not grad_mode._state.enabled:
+            return
+        if self.grad_fn is None and self._requires_grad:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+        base = self._base
+        if base is not None and base.grad_fn is None and base._requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+
+    def _bump_version(self) -> None:
+        self._version_counter[0] += 1
+
+    def _accumulate_(self, other: "Tensor") -> None:
+        """``self += other`` on the raw arrays, for gradient accumulation into ``.grad``."""
+        if self._backend.is_numpy:
+            np.add(self._data, other._data, out=self._data)
+        else:
+            self._data = self._data + other._data
+        self._version_counter[0] += 1
+
+    def backward(self, gradient: Optional["Tensor"] = None, retain_graph: Optional[bool] = None,
+                 create_graph: bool = False, inputs: Optional[Sequence["Tensor"]] = None) -> None:
+        """Compute the gradient of this tensor with respect to the graph's leaves.
+
+        On a scalar, the gradient of the scalar.  On a non-scalar ``y``,
+        ``y.backward(v)`` computes the vector-Jacobian product ``vᵀ·J`` — it does
+        not "differentiate a matrix".  Gradients are *added* into ``.grad``.
+        """
+        from .autograd import backward
+        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+
+    def detach(self) -> "Tensor":
+        """A tensor on the same storage that is cut from the graph (never requires grad).
+
+        It shares memory *and* the version counter with the original: changing it
+        in place changes both, and autograd notices."""
+        t = Tensor._make(self._data, self._device)
+        t._version_counter = self._version_counter
+        return t
+
+    def detach_(self) -> "Tensor":
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
+                               "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view "
+                               "is set as True, gradients are views of DDP buckets, and hence detach_() "
+                               "cannot be called on these gradients. To fix this error, please refer to the "
+                               "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> "Tensor":
+        """The same storage without autograd history (the old ``Variable.data``).
+
+        Prefer ``detach()``: changes through ``.data`` are invisible to autograd's
+        version check, so they can make gradients silently wrong."""
+        return Tensor._make(self._data, self._device)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data = value._data
+        self._device = value._device
+        self._dtype = value._dtype
+
+    # ------------------------------------------------------------------ conversion
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The NumPy array behind a CPU tensor — the same memory, not a copy."""
+        if force:
+            return to_numpy(self._data).copy() if self._device.type != "cpu" else self._data
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        if self._device.type != "cpu":
+            raise TypeError(f"can't convert {self._device} device type tensor to numpy. Use Tensor.cpu() to "
+                            "copy the tensor to host memory first.")
+        return self._data
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype)
+
+    def item(self) -> Any:
+        """The single value of a one-element tensor as a Python number."""
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        value = to_numpy(self._data).reshape(()).item()
+        return value
+
+    def tolist(self) -> Any:
+        return to_numpy(self._data).tolist()
+
+    def to(self, *args: Any, **kwargs: Any) -> "Tensor":
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other)``; returns
+        ``self`` when nothing changes, a differentiable copy otherwise."""
+        dev, dt, copy = _parse_to(self, args, kwargs)
+        if dev == self._device and dt is self._dtype and not copy:
+            return self
+        from .ops.pointwise import to_copy
+        return to_copy(self, dev, dt)
+
+    def cpu(self) -> "Tensor":
+        return self.to(CPU)
+
+    def cuda(self, device: DeviceLike = None, non_blocking: bool = False) -> "Tensor":
+        if device is None or isinstance(device, int):
+            device = "cuda" if device is None else f"cuda:{device}"
+        return self.to(as_device(device))
+
+    def type(self, dtype: Any = None) -> Any:
+        if dtype is None:
+            kind = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
+                    "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+            prefix = "torch.cuda." if self.is_cuda else "torch."
+            return f"{prefix}{kind[self._dtype.name]}Tensor"
+        return self.to(dtypes.from_any(dtype))
+
+    def float(self) -> "Tensor":
+        return self.to(dtypes.float32)
+
+    def double(self) -> "Tensor":
+        return self.to(dtypes.float64)
+
+    def half(self) -> "Tensor":
+        return self.to(dtypes.float16)
+
+    def long(self) -> "Tensor":
+        return self.to(dtypes.int64)
+
+    def int(self) -> "Tensor":
+        return self.to(dtypes.int32)
+
+    def bool(self) -> "Tensor":
+        return self.to(dtypes.bool)
+
+    # ------------------------------------------------------------------ Python protocol
+    def __repr__(self) -> str:
+        from .printing import format_tensor
+        return format_tensor(
+            to_numpy(self._data), dtype_name=self._dtype.name,
+            is_default_dtype=self._dtype is dtypes.get_default_dtype(),
+            device=None if self._device.type == "cpu" else str(self._device),
+            requires_grad=self._requires_grad and self.grad_fn is None,
+            grad_fn_name=self.grad_fn.name() if self.grad_fn is not None else None)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if self.ndim == 0 and spec:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec) if spec else repr(self)
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self) -> Iterator["Tensor"]:
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    __hash__ = object.__hash__
+
+    def __reduce_ex__(self, protocol: int) -> Any:
+        return (_rebuild, (to_numpy(self._data), str(self._device), self._requires_grad))
+
+    def __deepcopy__(self, memo: dict) -> "Tensor":
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the "
+                               "deepcopy protocol at the moment.  If you were attempting to deepcopy a "
+                               "module, this may be because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        out = Tensor._make(self._backend.xp.asarray(self._data, copy=True), self._device, self._requires_grad)
+        if type(self) is not Tensor:
+            out = self._rewrap(out)
+        if self._grad is not None:
+            out._grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = out
+        return out
+
+    def _rewrap(self, plain: "Tensor") -> "Tensor":
+        """Subclasses (``nn.Parameter``) turn a plain copy back into their own type."""
+        return plain
+
+
+def _rebuild(array: np.ndarray, dev: str, requires_grad: bool) -> Tensor:
+    d = as_device(dev)
+    return Tensor._make(transfer(array.copy(), CPU, d), d, requires_grad)
+
+
+def _contiguous_strides(shape: Sequence[int]) -> tuple:
+    strides, acc = [], 1
+    for s in reversed(shape):
+        strides.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    """A possibly negative ``dim`` as an index, with PyTorch's IndexError when out of range."""
+    lo, hi = (-ndim, ndim - 1) if ndim else (-1, 0)
+    if not lo <= dim <= hi:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+    return dim + ndim if dim < 0 else dim
+
+
+def _parse_to(t: Tensor, args: tuple, kwargs: dict) -> tuple[device, dtypes.dtype, bool]:
+    dev, dt = t._device, t._dtype
+    copy = bool(kwargs.pop("copy", False))
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if "device" in kwargs and kwargs["device"] is not None:
+        dev = as_device(kwargs.pop("device"))
+    if "dtype" in kwargs and kwargs["dtype"] is not None:
+        dt = dtypes.from_any(kwargs.pop("dtype"))
+    if kwargs:
+        raise TypeError(f"to() received an invalid combination of arguments - got unexpected "
+                        f"{', '.join(kwargs)}")
+    for a in args:
+        if isinstance(a, Tensor):
+            dev, dt = a._device, a._dtype
+        elif isinstance(a, dtypes.dtype):
+            dt = a
+        elif isinstance(a, (str, device, int)) and not isinstance(a, bool):
+            dev = as_device(a)
+        elif isinstance(a, bool):
+            continue  # non_blocking / copy given positionally
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+    return dev, dt, copy
+
+
+from . import _tensor_methods  # noqa: E402,F401  (attaches the operations as methods)
