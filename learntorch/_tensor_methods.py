@@ -37,16 +37,27 @@ def _inplace(self: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any)
         raise RuntimeError(f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast "
                            f"shape [{', '.join(map(str, result.shape))}]")
     recorded = result.grad_fn is not None and grad_mode._state.enabled
-    if recorded and self._base is not None and self._base._requires_grad:
-        raise NotImplementedError(
-            "learntorch does not rewrite the history of a view's base: an in-place operation on a view of a "
-            "tensor that requires grad is not supported. Use an out-of-place operation instead "
-            "(y = x.clone(); y = y.add(...)), or do the change under torch.no_grad().")
+    if recorded and self._base is not None:
+        return _inplace_on_view(self, result)
     self._data[...] = result._data
     self._version_counter[0] += 1
     if recorded:
         self._set_history(result.grad_fn, result._output_nr)
     return self
+
+
+def _inplace_on_view(view: Tensor, result: Tensor) -> Tensor:
+    """An in-place change through a view rewrites its *base*'s history (PyTorch's
+    ``CopySlices``): the base now depends on its old self outside the view and on
+    ``result`` inside it.  The view then gets a fresh ``grad_fn`` read off the base."""
+    if view._view_fn is None:
+        raise RuntimeError("learntorch cannot rewrite the history of this view (it was made in a way it cannot "
+                           "replay); use an out-of-place operation instead, e.g. y = x.clone() first")
+    base = view._base
+    indexing.CopySlices.apply(base, result, view_fn=view._view_fn)
+    fresh = view._view_fn(base)
+    view._set_history(fresh.grad_fn, fresh._output_nr)
+    return view
 
 
 def _binary_inplace(op: Callable) -> Callable:
@@ -216,7 +227,7 @@ _METHODS: dict[str, Any] = {
     "squeeze": shape.squeeze, "unsqueeze": shape.unsqueeze, "expand": shape.expand, "split": shape.split,
     "chunk": shape.chunk, "unbind": shape.unbind, "narrow": shape.narrow, "flip": shape.flip,
     "repeat": shape.repeat, "contiguous": shape.contiguous, "movedim": shape.movedim,
-    "broadcast_to": shape.broadcast_to,
+    "broadcast_to": shape.broadcast_to, "sum_to_size": shape.sum_to_size,
     "view_as": lambda self, other: shape.view(self, tuple(other.shape)),
     "reshape_as": lambda self, other: shape.reshape(self, tuple(other.shape)),
     "expand_as": lambda self, other: shape.expand(self, tuple(other.shape)),

@@ -82,14 +82,20 @@ def from_any(obj: Any) -> dtype:
     """Accept a learntorch dtype, a NumPy dtype or a Python type (``float`` → default)."""
     if isinstance(obj, dtype):
         return obj
+    found = _BY_NP.get(obj) if isinstance(obj, np.dtype) else None
+    if found is not None:
+        return found
     if obj is builtins.float:
         return _default_float
     if obj is builtins.int:
         return int64
     if obj is builtins.bool:
         return bool
-    if hasattr(obj, "name") and getattr(obj, "name", None) in _BY_NAME and not isinstance(obj, np.dtype):
-        return _BY_NAME[obj.name]  # array-api-strict dtype objects
+    if type(obj).__module__.partition(".")[0] == "array_api_strict":  # the stand-in's dtype objects
+        import array_api_strict as xps
+        for d in ALL:
+            if getattr(xps, d.name) == obj:
+                return d
     return from_numpy_dtype(obj)
 
 

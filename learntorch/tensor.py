@@ -35,7 +35,8 @@ class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
     __slots__ = ("_data", "_device", "_dtype", "_requires_grad", "_grad", "grad_fn", "_output_nr",
-                 "_version_counter", "_base", "_hooks", "_grad_accumulator", "__weakref__", "__dict__")
+                 "_version_counter", "_base", "_view_fn", "_hooks", "_grad_accumulator", "__weakref__",
+                 "__dict__")
 
     # ------------------------------------------------------------------ construction
     def __init__(self, *args: Any, device: DeviceLike = None, **kwargs: Any) -> None:
@@ -68,13 +69,15 @@ class Tensor:
         """Fill the slots of a new tensor (used by every constructor)."""
         self._data = data
         self._device = dev
-        self._dtype = dtypes.from_any(data.dtype)
+        dt = data.dtype  # a NumPy dtype (NumPy, CuPy) or an array-api-strict one (the stand-in)
+        self._dtype = (dtypes._BY_NP.get(dt) if isinstance(dt, np.dtype) else None) or dtypes.from_any(dt)
         self._requires_grad = requires_grad
         self._grad = None
         self.grad_fn = None
         self._output_nr = 0
         self._version_counter = [0]
         self._base = None
+        self._view_fn = None  # for a view: how to make it again from its base (see Function.apply)
         self._hooks = None
         self._grad_accumulator = None
 
@@ -430,7 +433,7 @@ class Tensor:
             is_default_dtype=self._dtype is dtypes.get_default_dtype(),
             device=None if self._device.type == "cpu" else str(self._device),
             requires_grad=self._requires_grad and self.grad_fn is None,
-            grad_fn_name=self.grad_fn.name() if self.grad_fn is not None else None)
+            grad_fn_name=type(self.grad_fn).__name__ if self.grad_fn is not None else None)
 
     __str__ = __repr__
 

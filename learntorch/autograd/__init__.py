@@ -107,9 +107,20 @@ def grad(outputs: TensorOrTensors, inputs: TensorOrTensors, grad_outputs: Option
     return tuple(result)
 
 
-def Variable(data: "Tensor", requires_grad: bool = False) -> "Tensor":  # noqa: N802
+class _VariableMeta(type):
+    def __instancecheck__(cls, obj: Any) -> bool:
+        from ..tensor import Tensor
+        return isinstance(obj, Tensor)  # every tensor "is" a Variable, as in PyTorch
+
+    def __call__(cls, data: "Tensor", requires_grad: bool = False) -> "Tensor":
+        out = data.detach()
+        if requires_grad:
+            out.requires_grad_(True)
+        return out
+
+
+class Variable(metaclass=_VariableMeta):
     """The pre-2018 wrapper.  Tensors carry ``data``, ``grad`` and ``grad_fn`` themselves
-    now, so this only returns the tensor (PyTorch's ``Variable`` does the same)."""
-    if requires_grad:
-        data.requires_grad_(True)
-    return data
+    now, so ``Variable(x)`` only returns a plain tensor: ``x.detach()`` (same storage, no
+    history), with ``requires_grad`` as given, as PyTorch's ``Variable`` does.
+    ``isinstance(t, Variable)`` is True for every tensor."""

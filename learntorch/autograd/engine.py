@@ -74,6 +74,8 @@ class GraphTask:
 
 def _call_tensor_hooks(node: Node, grads: list, task: GraphTask) -> list:
     """Run ``register_hook`` hooks and ``retain_grad`` for each gradient arriving at ``node``."""
+    if node._tensor_pre_hooks is None and node._retains_grad is None and not isinstance(node, AccumulateGrad):
+        return grads  # the common case: nobody is watching this node
     for i, g in enumerate(grads):
         if g is None:
             continue

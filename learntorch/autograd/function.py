@@ -89,7 +89,7 @@ class BackwardFunction(Node, FunctionCtx):
     def apply(self, grad_outputs: list) -> list:
         if self._freed:
             raise RuntimeError(_FREED_MESSAGE)
-        if self._materialize_grads and None in grad_outputs:
+        if self._materialize_grads and any(g is None for g in grad_outputs):
             grad_outputs = [self._zeros_for(i) if g is None else g for i, g in enumerate(grad_outputs)]
         result = self._forward_cls.backward(self, *grad_outputs)
         if not isinstance(result, tuple):
@@ -162,7 +162,8 @@ class _FunctionMeta(type):
     def __init__(cls, name: str, bases: tuple, attrs: dict) -> None:
         super().__init__(name, bases, attrs)
         node_name = attrs.get("_backward_name") or f"{name}Backward"
-        cls._backward_cls = type(node_name, (BackwardFunction,), {
+        # PyTorch's C++ nodes print as <CopySlices> but name() is "torch::autograd::CopySlices".
+        cls._backward_cls = type(node_name.rsplit("::", 1)[-1], (BackwardFunction,), {
             "_forward_cls": cls, "_name": node_name, "_validate": attrs.get("_backward_name") is None,
             "__module__": cls.__module__})
 
@@ -193,29 +194,73 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        from ..tensor import Tensor
-        ctx = cls._backward_cls()
-        needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        ctx.needs_input_grad = needs
+        Tensor = _TENSOR or _tensor_class()
+        needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         record = grad_mode._state.enabled and True in needs
+        # Only a recorded call needs a real node; otherwise a throw-away context will do.
+        ctx = cls._backward_cls() if record else _UnrecordedCtx()
+        ctx.needs_input_grad = needs
         prev = grad_mode._state.enabled
         grad_mode._state.enabled = False
         try:
             outputs = cls.forward(ctx, *args, **kwargs)
         finally:
             grad_mode._state.enabled = prev
-        single = not isinstance(outputs, tuple)
-        outs = (outputs,) if single else outputs
-        dirty = ctx._dirty
+        _remember_views(cls, args, kwargs, outputs, Tensor)
         if record:
-            outs = _link(ctx, cls, args, outs, dirty)
+            single = not isinstance(outputs, tuple)
+            outs = _link(ctx, cls, args, (outputs,) if single else outputs, ctx._dirty)
             return outs[0] if single else outs
-        if dirty:
-            for t in dirty:
-                if grad_mode._state.enabled:
-                    t._check_inplace()
-                t._version_counter[0] += 1
+        for t in ctx._dirty:
+            if prev:
+                t._check_inplace()
+            t._version_counter[0] += 1
         return outputs
+
+
+def _remember_views(cls: type, args: tuple, kwargs: dict, outputs: Any, Tensor: type) -> None:
+    """Give each view that ``forward`` returned a way to make it again from its base.
+
+    An in-place change to a view (``h[:, 0] *= 2``) changes its base too, so the
+    base's history must be rewritten (``CopySlices``): that needs the view's
+    recipe, which is simply "apply this Function to the base again"."""
+    multi = isinstance(outputs, tuple)
+    for i, out in enumerate(outputs if multi else (outputs,)):
+        if isinstance(out, Tensor) and out._base is not None and out._view_fn is None and args \
+                and isinstance(args[0], Tensor) and not any(out is a for a in args):
+            out._view_fn = _replay(cls, args[0], args[1:], kwargs, i if multi else None)
+
+
+def _replay(cls: type, source: Any, rest: tuple, kwargs: dict, index: Any) -> Any:
+    parent = source._view_fn
+    if source._base is not None and parent is None:
+        return None  # a view we cannot rebuild: in-place changes through it are refused
+
+    def view_fn(base: Any) -> Any:
+        x = parent(base) if parent is not None else base
+        out = cls.apply(x, *rest, **kwargs)
+        return out if index is None else out[index]
+    return view_fn
+
+
+class _UnrecordedCtx(FunctionCtx):
+    """The context of a call that builds no graph (grad mode off, or no input needs
+    grad): forward may still save and mark, but nothing is kept."""
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        pass
+
+
+_TENSOR: Any = None
+
+
+def _tensor_class() -> type:
+    """``Tensor``, imported once (tensor.py imports this module, so not at the top)."""
+    global _TENSOR
+    if _TENSOR is None:
+        from ..tensor import Tensor
+        _TENSOR = Tensor
+    return _TENSOR
 
 
 def _link(ctx: BackwardFunction, cls: type, args: tuple, outs: tuple, dirty: tuple) -> tuple:
@@ -223,7 +268,7 @@ def _link(ctx: BackwardFunction, cls: type, args: tuple, outs: tuple, dirty: tup
 
     Returns the outputs, where an input returned unchanged is replaced by an alias
     (a new tensor on the same storage), so the input keeps its own history."""
-    from ..tensor import Tensor
+    Tensor = _tensor_class()
     edges, is_edge, meta = [], [], []
     validate = ctx._validate
     for a in args:
@@ -250,7 +295,7 @@ def _link(ctx: BackwardFunction, cls: type, args: tuple, outs: tuple, dirty: tup
         if not isinstance(out, Tensor):
             output_meta.append(None)
             continue
-        output_meta.append((tuple(out.shape), out.dtype, out.device))
+        output_meta.append((out._data.shape, out._dtype, out._device))
         if any(out is t for t in non_diff):
             out.requires_grad_(False) if out.is_leaf else None
             continue

@@ -107,12 +107,13 @@ def _fmt(m: np.ndarray) -> str:
 
 def gradgradcheck(func: Callable, inputs: Any, **kwargs: Any) -> bool:
     """Check second derivatives: gradcheck of the (create_graph) gradient function."""
-    from ..autograd import grad
+    from ..autograd import enable_grad, grad
     inputs = inputs if isinstance(inputs, tuple) else (inputs,)
 
     def first_grads(*xs: Any) -> tuple:
-        out = func(*xs)
-        total = out.sum() if out.numel() != 1 else out.reshape(())
-        diff = [x for x in xs if getattr(x, "requires_grad", False)]
-        return grad(total, diff, create_graph=True)
+        with enable_grad():  # the numerical Jacobian calls this under no_grad
+            out = func(*xs)
+            total = out.sum() if out.numel() != 1 else out.reshape(())
+            diff = [x for x in xs if getattr(x, "requires_grad", False)]
+            return grad(total, diff, create_graph=True)
     return gradcheck(first_grads, inputs, **kwargs)

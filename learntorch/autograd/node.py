@@ -131,7 +131,9 @@ class Node:
         return self._name
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {hex(id(self))}>"
+        # PyTorch prints the class name: <AccumulateGrad object at ...>, while name() is
+        # "torch::autograd::AccumulateGrad"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     @property
     def metadata(self) -> dict:

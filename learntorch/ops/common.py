@@ -7,7 +7,7 @@ from .. import dtypes
 from ..backend import transfer
 from ..tensor import Tensor, _wrap_dim
 
-__all__ = ["binary_operands", "check_same_device", "wrap_dims", "sum_to", "as_index_tensor", "new_result"]
+__all__ = ["infer_size", "binary_operands", "check_same_device", "wrap_dims", "sum_to", "as_index_tensor", "new_result"]
 
 Number = Union[int, float, bool]
 
@@ -22,14 +22,36 @@ def check_same_device(*tensors: Tensor) -> None:
                                f"devices, {a} and {b}!")
 
 
-def binary_operands(a: Tensor, b: Any) -> tuple[Any, Any, dtypes.dtype]:
+def infer_size(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:
+    """The broadcast shape of ``a`` and ``b``, with PyTorch's error when they do not broadcast.
+
+    Align the shapes on the right; in each dimension the sizes must be equal or
+    one of them 1 (missing dimensions count as 1).  Checked here rather than left
+    to the array library, whose error (NumPy's ValueError) is not PyTorch's."""
+    n = max(len(a), len(b))
+    out = []
+    for i in range(n - 1, -1, -1):
+        da, db = i - n + len(a), i - n + len(b)
+        sa = a[da] if da >= 0 else 1
+        sb = b[db] if db >= 0 else 1
+        if sa != sb and sa != 1 and sb != 1:
+            raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                               f"non-singleton dimension {i}")
+        out.append(sb if sa == 1 else sa)
+    return tuple(reversed(out))
+
+
+def binary_operands(a: Tensor, b: Any, broadcast: bool = True) -> tuple[Any, Any, dtypes.dtype]:
     """The two operands as backend values in the result dtype (PyTorch's promotion).
 
     ``b`` may be a tensor or a Python number; a number stays a number (the
     array library broadcasts it).  A zero-dim CPU tensor may meet a CUDA tensor,
-    as in PyTorch: it is a scalar, not an array on another device.
+    as in PyTorch: it is a scalar, not an array on another device.  Two tensors
+    must broadcast (``infer_size``) unless ``broadcast=False`` (matmul's own rules).
     """
     if isinstance(b, Tensor):
+        if broadcast and a._data.shape != b._data.shape:
+            infer_size(a._data.shape, b._data.shape)
         if a._device != b._device:
             if b.ndim == 0 and b._device.type == "cpu":
                 b = Tensor._make(transfer(b._data, b._device, a._device), a._device)
@@ -43,6 +65,8 @@ def binary_operands(a: Tensor, b: Any) -> tuple[Any, Any, dtypes.dtype]:
         return xa, xb, dt
     if not isinstance(b, (int, float)):
         raise TypeError(f"unsupported operand type for a tensor operation: '{type(b).__name__}'")
+    if a._dtype.is_floating_point and type(b) is not bool:  # the common case: float tensor, Python number
+        return a._data, float(b), a._dtype
     dt = dtypes.result_type(a, b)
     xa = a._data if a._dtype is dt else a._backend.xp.astype(a._data, a._backend.dtype(dt))
     return xa, (float(b) if dt.is_floating_point else b), dt
@@ -73,7 +97,7 @@ def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
     Written with tensor operations so that it is itself differentiable.
     """
     shape = tuple(shape)
-    if tuple(grad.shape) == shape:
+    if grad._data.shape == shape:
         return grad
     lead = grad.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)

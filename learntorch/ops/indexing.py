@@ -164,7 +164,7 @@ class IndexPut(Function):
     """``x[key] = value`` in place.  PyTorch calls the node ``CopySlices``: the
     gradient flows to ``value`` at ``key`` and to the old ``x`` everywhere else."""
 
-    _backward_name = "CopySlices"
+    _backward_name = "torch::autograd::CopySlices"
 
     @staticmethod
     def forward(ctx, x: Tensor, value: Any, key: tuple = ()) -> Tensor:
@@ -186,6 +186,29 @@ class IndexPut(Function):
         if ctx.value_shape is not None and ctx.needs_input_grad[1]:
             gv = sum_to(grad[ctx.key] if ctx.key != () else grad, ctx.value_shape)
         return keep, gv
+
+
+class CopySlices(Function):
+    """The base of a view after an in-place change through the view.
+
+    Forward writes ``value`` into the view's region of ``base`` (its memory).
+    Backward: the region's gradient goes to ``value``; the rest goes to the old base."""
+
+    _backward_name = "torch::autograd::CopySlices"
+
+    @staticmethod
+    def forward(ctx, base: Tensor, value: Tensor, view_fn: Any = None) -> Tensor:
+        region = view_fn(base.detach())
+        region._data[...] = value._data
+        ctx.view_fn = view_fn
+        ctx.mark_dirty(base)
+        return base
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        grad_base = grad.clone()
+        ctx.view_fn(grad_base)._data[...] = 0
+        return grad_base, ctx.view_fn(grad).clone()
 
 
 def setitem(x: Tensor, key: Any, value: Any) -> None:

@@ -15,7 +15,7 @@ __all__ = ["matmul", "mm", "bmm", "dot", "mv", "outer"]
 
 
 def _product(a: Tensor, b: Tensor) -> object:
-    xa, xb, dt = binary_operands(a, b)
+    xa, xb, dt = binary_operands(a, b, broadcast=False)
     if not dt.is_floating_point and a._backend.is_numpy:
         return xa @ xb
     return a._backend.xp.matmul(xa, xb)

@@ -26,7 +26,7 @@ __all__ = ["add", "sub", "rsub", "mul", "div", "rdiv", "neg", "pow", "rpow", "ex
 
 def _meta(x: Any) -> Optional[tuple]:
     """What backward needs to shape an input's gradient: its shape and dtype (None for numbers)."""
-    return (tuple(x.shape), x._dtype) if isinstance(x, Tensor) else None
+    return (x._data.shape, x._dtype) if isinstance(x, Tensor) else None
 
 
 def _grad_for(grad: Tensor, meta: Optional[tuple]) -> Optional[Tensor]:
@@ -299,9 +299,13 @@ def mul(input: Any, other: Any) -> Tensor:
 
 def div(input: Any, other: Any, *, rounding_mode: Optional[str] = None) -> Tensor:
     if rounding_mode is not None:
+        dt = dtypes.result_type(input, other)
+        if not dt.is_floating_point:  # integers stay integers (PyTorch): divide exactly in float64, cast back
+            wide = [x.double() if isinstance(x, Tensor) else x for x in (input, other)]
+            return div(*wide, rounding_mode=rounding_mode).to(dt)
         q = div(input, other)
         if rounding_mode == "floor":
-            return q.floor() if q.is_floating_point() else q
+            return q.floor()
         if rounding_mode == "trunc":
             return q.trunc()
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "

@@ -17,7 +17,7 @@ from .common import check_same_device, new_result, sum_to, wrap_dims
 
 __all__ = ["reshape", "view", "flatten", "transpose", "t", "permute", "squeeze", "unsqueeze", "expand",
            "cat", "stack", "split", "chunk", "unbind", "narrow", "flip", "repeat", "contiguous", "sum_to",
-           "movedim", "broadcast_to", "vstack", "hstack", "unflatten"]
+           "movedim", "broadcast_to", "sum_to_size", "vstack", "hstack", "unflatten"]
 
 
 def _shape_arg(shape: tuple) -> tuple:
@@ -257,6 +257,18 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
 
 def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
     return expand(input, tuple(size))
+
+
+def sum_to_size(input: Tensor, *size: Any) -> Tensor:
+    """``Tensor.sum_to_size``: sum ``input`` down to ``size`` (which must broadcast to
+    ``input``'s shape) -- undoing broadcasting, as a custom Function's backward needs."""
+    size = _shape_arg(size)
+    shape = tuple(input.shape)
+    ok = len(size) <= len(shape) and all(s == d or s == 1 for s, d in zip(reversed(size), reversed(shape)))
+    if not ok:
+        raise RuntimeError(f"size {{[{', '.join(map(str, size))}]}} is not expandable to size "
+                           f"{{[{', '.join(map(str, shape))}]}}.")
+    return sum_to(input, size)
 
 
 class Cat(Function):
