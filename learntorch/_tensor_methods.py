@@ -37,6 +37,8 @@ def _inplace(self: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any)
         raise RuntimeError(f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast "
                            f"shape [{', '.join(map(str, result.shape))}]")
     recorded = result.grad_fn is not None and grad_mode._state.enabled
+    if recorded:
+        _keep_original_self(self, result.grad_fn)
     if recorded and self._base is not None:
         return _inplace_on_view(self, result)
     self._data[...] = result._data
@@ -44,6 +46,22 @@ def _inplace(self: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any)
     if recorded:
         self._set_history(result.grad_fn, result._output_nr)
     return self
+
+
+def _keep_original_self(self: Tensor, node: Any) -> None:
+    """The op's backward may need ``self`` as it was *before* the change (``clamp_``,
+    ``mul_(w)``, ``log_``): PyTorch saves that original value, so these in-place ops
+    work under autograd.  Swap a snapshot (old values, old history) into the saved slot
+    before ``self`` is overwritten."""
+    saved = getattr(node, "_saved", None)
+    if not saved or not any(s is not None and s.tensor is self for s in saved):
+        return
+    snapshot = Tensor._make(self._backend.xp.asarray(self._data, copy=True), self._device)
+    snapshot.grad_fn, snapshot._output_nr, snapshot._requires_grad = self.grad_fn, self._output_nr, \
+        self._requires_grad
+    for s in saved:
+        if s is not None and s.tensor is self:
+            s.tensor, s.version = snapshot, snapshot._version_counter[0]
 
 
 def _inplace_on_view(view: Tensor, result: Tensor) -> Tensor:
@@ -76,15 +94,15 @@ def _unary_inplace(op: Callable) -> Callable:
 
 def _zero_(self: Tensor) -> Tensor:
     """Set every element to 0 in place (``w.grad.zero_()``)."""
-    return _fill_(self, 0)
+    return _fill_(self, 0, _node=pointwise.Zero)
 
 
-def _fill_(self: Tensor, value: Any) -> Tensor:
+def _fill_(self: Tensor, value: Any, _node: Any = pointwise.Fill) -> Tensor:
     """Set every element to ``value`` in place; the old values get no gradient."""
     if isinstance(value, Tensor):
         value = value.item()
     if grad_mode._state.enabled and self.grad_fn is not None:
-        return _inplace(self, lambda s: s * 0 + value)
+        return _inplace(self, _node.apply, value)
     self._check_inplace()
     self._data[...] = value
     self._version_counter[0] += 1
@@ -95,13 +113,7 @@ def _copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     """Copy ``src``'s values (broadcast, cast, moved) into this tensor's memory."""
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
-
-    def converted(s: Tensor, source: Tensor) -> Tensor:
-        out = source.to(device=s.device, dtype=s.dtype)
-        if tuple(out.shape) != tuple(s.shape):
-            out = out.expand(tuple(s.shape))
-        return out if out is not source else pointwise.clone(out)
-    return _inplace(self, converted, src)
+    return _inplace(self, pointwise.CopyFrom.apply, src)
 
 
 def _new_tensor(self: Tensor, data: Any, dtype: Any = None, device: Any = None,

@@ -49,8 +49,15 @@ def _finish(host: np.ndarray, device: DeviceLike, requires_grad: bool) -> Tensor
     dev = as_device(device)
     t = Tensor._make(transfer(host, CPU, dev), dev)
     if requires_grad:
-        t.requires_grad_(True)
+        _require_grad(t)
     return t
+
+
+def _require_grad(t: Tensor) -> None:
+    """``requires_grad=True`` at creation (PyTorch words this error differently from ``requires_grad_()``)."""
+    if not t.dtype.is_floating_point:
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    t.requires_grad_(True)
 
 
 def _infer_dtype(data: Any) -> dtypes.dtype:
@@ -103,10 +110,33 @@ def tensor(data: Any, *, dtype: Any = None, device: DeviceLike = None, requires_
     try:
         host = np.array(_to_host(data), dtype=dt._np)
     except ValueError as exc:
-        raise ValueError(f"expected sequence of equal length lists, got ragged data ({exc})") from None
+        raise ValueError(_ragged_message(data) or f"expected sequence of equal length lists, got ragged data "
+                         f"({exc})") from None
     except TypeError:
         raise TypeError(f"Could not infer dtype of {type(data).__name__}") from None
     return _finish(host, device, requires_grad)
+
+
+def _ragged_message(data: Any) -> Optional[str]:
+    """PyTorch's message for ragged nested lists: the shape is read from the first
+    element at each depth, then every list is checked against it, depth first."""
+    sizes, seq = [], data
+    while isinstance(seq, (list, tuple)):
+        sizes.append(len(seq))
+        if not seq:
+            break
+        seq = seq[0]
+    stack = [(data, 0)]
+    while stack:
+        seq, dim = stack.pop()
+        if dim >= len(sizes):
+            continue
+        if not isinstance(seq, (list, tuple)):
+            return None
+        if len(seq) != sizes[dim]:
+            return f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(seq)})"
+        stack.extend((item, dim + 1) for item in reversed(seq))
+    return None
 
 
 def scalar_tensor(value: Any, *, dtype: Any = None, device: DeviceLike = None) -> Tensor:
@@ -152,7 +182,7 @@ def _filled(size: tuple, value: Any, dtype: Any, device: DeviceLike, requires_gr
         data = be.xp.full(shape, value, dtype=xd, device=be.native_device)
     t = Tensor._make(data, dev)
     if requires_grad:
-        t.requires_grad_(True)
+        _require_grad(t)
     return t
 
 
@@ -214,7 +244,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dt = dtypes.get_default_dtype() if any(isinstance(v, float) for v in values) else dtypes.int64
     else:
@@ -246,7 +276,8 @@ def _generator(generator: Any) -> Any:
 def _float_dtype(dtype: Any) -> dtypes.dtype:
     dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
     if not dt.is_floating_point:
-        raise RuntimeError(f"\"normal_kernel_cpu\" not implemented for '{dt.name}'")
+        names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{names.get(dt.name, dt.name)}'")
     return dt
 
 

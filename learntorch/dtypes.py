@@ -73,8 +73,9 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
     try:
         return _BY_NP[np.dtype(np_dtype)]
     except (KeyError, TypeError):
+        kind = np.dtype(np_dtype).type  # named as PyTorch names it: numpy.str_, numpy.complex128
         raise TypeError(
-            f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types are: "
+            f"can't convert np.ndarray of type {kind.__module__}.{kind.__name__}. The only supported types are: "
             "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.") from None
 
 
@@ -94,7 +95,7 @@ def from_any(obj: Any) -> dtype:
     if type(obj).__module__.partition(".")[0] == "array_api_strict":  # the stand-in's dtype objects
         import array_api_strict as xps
         for d in ALL:
-            if getattr(xps, d.name) == obj:
+            if getattr(xps, d.name, None) == obj:  # (the standard has no float16)
                 return d
     return from_numpy_dtype(obj)
 

@@ -95,14 +95,14 @@ def grad(outputs: TensorOrTensors, inputs: TensorOrTensors, grad_outputs: Option
     captured = run_backward(outs, _make_grads(outs, given), retain_graph=retain_graph, create_graph=create_graph,
                             inputs=list(ins), accumulate=False)
     result = []
-    for t, g in zip(ins, captured):
+    for index, (t, g) in enumerate(zip(ins, captured)):
         if g is None:
             if materialize_grads:
                 from ..creation import zeros_like
                 g = zeros_like(t)
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {index} appears to not have been used in "
+                                   "the graph. Set allow_unused=True if this is the desired behavior.")
         result.append(g)
     return tuple(result)
 

@@ -85,7 +85,7 @@ def _call_tensor_hooks(node: Node, grads: list, task: GraphTask) -> list:
                 task.share(g)
                 result = fn(g)
                 if result is not None:
-                    g = _check_hook_result(result, g)
+                    g = _check_hook_result(result, g, fn)
             grads[i] = g
         retained = node.retained_tensor(i)
         if retained is not None:
@@ -93,13 +93,12 @@ def _call_tensor_hooks(node: Node, grads: list, task: GraphTask) -> list:
     return grads
 
 
-def _check_hook_result(result: Any, grad: "Tensor") -> "Tensor":
+def _check_hook_result(result: Any, grad: "Tensor", hook: Any = None) -> "Tensor":
     from ..tensor import Tensor
     if not isinstance(result, Tensor):
         raise TypeError(f"hook should return None or a Tensor, but got {type(result).__name__}")
     if tuple(result.shape) != tuple(grad.shape):
-        raise RuntimeError(f"hook 'hook' has changed the size of value: expected "
-                           f"{list(grad.shape)} but got {list(result.shape)}")
+        raise RuntimeError(f"hook '{getattr(hook, '__name__', 'hook')}' has changed the size of value")
     return result
 
 

@@ -48,7 +48,7 @@ class FunctionCtx:
             if t is None:
                 saved.append(None)
             elif isinstance(t, Tensor):
-                saved.append(SavedTensor(t, ""))
+                saved.append(SavedTensor(t, getattr(self, "_name", "")))
             else:
                 raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
                                 f"{type(t).__name__}")

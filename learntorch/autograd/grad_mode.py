@@ -89,4 +89,10 @@ class set_grad_enabled(_GradModeContext):
         _state.enabled = self._mode
 
     def __enter__(self) -> None:
-        pass
+        _state.enabled = self._mode
+
+    def __call__(self, func: F) -> F:
+        """As a decorator, ``@set_grad_enabled(False)`` must not switch the mode for the
+        rest of the program: undo ``__init__``'s switch, then wrap (as PyTorch does)."""
+        _state.enabled = self._prev
+        return super().__call__(func)

@@ -14,6 +14,7 @@ read by its ``AccumulateGrad``).  The engine calls them when it runs that node.
 from __future__ import annotations
 
 import itertools
+import re
 import weakref
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable, Optional
@@ -88,7 +89,10 @@ class SavedTensor:
     def __init__(self, tensor: "Tensor", node_name: str) -> None:
         self.tensor = tensor
         self.version = tensor._version_counter[0]
-        self.node_name = node_name
+        # The node that made the tensor, named when it was saved (an in-place change
+        # gives the tensor a new grad_fn later).  A tensor without one yet is the
+        # saving node's own output (``exp`` saves its result).
+        self.node_name = tensor.grad_fn.name() if tensor.grad_fn is not None else node_name
 
     def unpack(self) -> "Tensor":
         t = self.tensor
@@ -96,14 +100,14 @@ class SavedTensor:
         if now != self.version:
             kind = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor"}.get(
                 t.dtype.name, t.dtype.name)
-            out = f", which is output {t._output_nr} of {t.grad_fn.name()}," if t.grad_fn is not None else ""
+            maker = re.sub(r"Backward\d*$", "", self.node_name or (t.grad_fn.name() if t.grad_fn else ""))
+            out = f", which is output {t._output_nr} of {maker}," if t.grad_fn is not None else ""
             shape = ", ".join(str(s) for s in t.shape)
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace "
                 f"operation: [torch.{kind} [{shape}]]{out} is at version {now}; expected version "
-                f"{self.version} instead. Hint: the backtrace further above shows the operation that "
-                "failed to compute its gradient. The variable in question was changed in there or "
-                "anywhere later. Good luck!")
+                f"{self.version} instead. Hint: enable anomaly detection to find the operation that failed to "
+                "compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
         return t
 
 

@@ -12,6 +12,7 @@ an index scatters the gradient back, *adding* where an index repeats.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
 from .. import dtypes
@@ -30,10 +31,27 @@ def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
         key = (key,)
     out, advanced = [], False
     be = x._backend
+    dim = 0  # the dimension of x that k indexes (None once an Ellipsis makes it unknown)
+    shape = list(x.shape)  # x's shape after the integer indices so far (PyTorch applies those first)
     for k in key:
         if isinstance(k, Tensor):
             if k._dtype.is_floating_point:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if k._dtype is dtypes.uint8:  # PyTorch still reads a uint8 index as a mask (the old ByteTensor)
+                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                              "instead.", UserWarning, stacklevel=3)
+                k = Tensor._make(k._backend.xp.astype(k._data, k._backend.xp.bool), k._device)
+            if k._dtype is dtypes.bool and k.ndim and dim is not None:
+                have = tuple(shape[dim:dim + k.ndim])
+                for i, (m, s) in enumerate(zip(k.shape, have + (None,) * (k.ndim - len(have)))):
+                    if m != s:
+                        raise IndexError(f"The shape of the mask [{', '.join(map(str, k.shape))}] at index {i} "
+                                         f"does not match the shape of the indexed tensor "
+                                         f"[{', '.join(map(str, shape))}] at index {dim + i}")
+            if dim is not None and (k.ndim or k._dtype is dtypes.bool):
+                dim += k.ndim if k._dtype is dtypes.bool else 1
+            elif dim is not None and dim < len(shape):
+                del shape[dim]
             if k._device != x._device:
                 if k._device.type == "cpu":
                     k = Tensor._make(transfer(k._data, k._device, x._device), x._device)
@@ -46,6 +64,7 @@ def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
             out.append(k._data)
             advanced = True
         elif isinstance(k, (list, tuple)):
+            dim = None if dim is None else dim + 1
             arr = be.asarray(k)
             if arr.dtype.kind if hasattr(arr.dtype, "kind") else False:
                 if arr.dtype.kind == "f":
@@ -56,6 +75,12 @@ def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
             out.append(be.asarray(k))
             advanced = True
         elif k is None or k is Ellipsis or isinstance(k, (int, slice)):
+            if k is Ellipsis:
+                dim = None
+            elif isinstance(k, int) and dim is not None and dim < len(shape):
+                del shape[dim]
+            elif k is not None and dim is not None:
+                dim += 1
             if isinstance(k, slice) and k.step is not None and k.step < 0:
                 raise ValueError("step must be greater than zero")
             out.append(k)
@@ -69,6 +94,8 @@ def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
 
 def _check_bounds(x: Tensor, key: tuple) -> None:
     """PyTorch's IndexError for an integer out of range (NumPy's message differs)."""
+    if sum(1 for k in key if k is not None and k is not Ellipsis) > x.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {x.ndim}")
     dim = 0
     for k in key:
         if k is None:
@@ -83,6 +110,22 @@ def _check_bounds(x: Tensor, key: tuple) -> None:
         dim += 1
 
 
+def _strict_take(be: Any, data: Any, key: tuple) -> Any:
+    """``data[key]`` on the stand-in, whose indexing (the array API's) takes integer arrays only through
+    ``take``: one integer array among full slices (``x[rows]``, ``x[:, cols]``) becomes ``take`` along
+    that axis.  None where ``data[key]`` itself should be used (NumPy, CuPy, other keys)."""
+    if be.name != "strict":
+        return None
+    xp = be.xp
+    pos = [i for i, k in enumerate(key) if hasattr(k, "dtype") and k.dtype != xp.bool]
+    if len(pos) != 1 or not all(isinstance(k, slice) and k == slice(None) for i, k in enumerate(key) if i != pos[0]):
+        return None
+    axis, idx = pos[0], key[pos[0]]
+    idx = xp.where(idx < 0, idx + data.shape[axis], idx)  # negative positions count from the end
+    flat = xp.take(data, xp.reshape(idx, (-1,)), axis=axis)
+    return xp.reshape(flat, data.shape[:axis] + idx.shape + data.shape[axis + 1:])
+
+
 class Index(Function):
     """``x[key]``; backward adds the gradient into zeros at the same positions."""
 
@@ -91,7 +134,9 @@ class Index(Function):
     @staticmethod
     def forward(ctx, x: Tensor, key: tuple = (), advanced: bool = True) -> Tensor:
         ctx.key, ctx.shape, ctx.advanced = key, tuple(x.shape), advanced
-        data = x._data[key]
+        data = _strict_take(x._backend, x._data, key) if advanced else None
+        if data is None:
+            data = x._data[key]
         if advanced:
             return new_result(data, x)
         return x._view_of(data)
@@ -107,6 +152,44 @@ class Select(Index):
 
 class Slice(Index):
     _backward_name = "SliceBackward0"
+
+
+class UnsqueezeIndex(Index):
+    _backward_name = "UnsqueezeBackward0"
+
+
+class Alias(Index):
+    _backward_name = "AliasBackward0"
+
+
+class IndexSelect(Index):
+    _backward_name = "IndexSelectBackward0"
+
+
+class MaskedSelect(Index):
+    _backward_name = "MaskedSelectBackward0"
+
+
+def _basic_node(x: Tensor, key: tuple) -> type:
+    """The node PyTorch records for a basic index: it applies the index entries left to
+    right (``select`` for an int, ``slice``, ``unsqueeze`` for None, skipping slices that
+    take a whole dimension), so the last one that did something names the result."""
+    if len(key) == 1 and isinstance(key[0], slice):
+        return Slice
+    real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    dim, node = 0, Alias
+    for k in key:
+        if k is None:
+            node = UnsqueezeIndex
+        elif k is Ellipsis:
+            dim += x.ndim - real
+        elif isinstance(k, int):
+            node, dim = Select, dim + 1
+        else:
+            if k.indices(x.shape[dim]) != (0, x.shape[dim], 1):
+                node = Slice
+            dim += 1
+    return node
 
 
 class IndexBackwardFn(Function):
@@ -144,18 +227,13 @@ def _index_add(be: Any, out: Any, key: tuple, values: Any) -> Any:
                               "x[mask]; run this indexing on the CPU or a real GPU")
 
 
-def getitem(x: Tensor, key: Any) -> Tensor:
+def getitem(x: Tensor, key: Any, _node: type = Index) -> Tensor:
     key, advanced = _convert_key(x, key)
     if not advanced:
         _check_bounds(x, key)
-        if all(isinstance(k, int) for k in key):
-            return Select.apply(x, key=key, advanced=False)
-        if all(isinstance(k, int) or k is None or k is Ellipsis or isinstance(k, slice) for k in key) and \
-                any(isinstance(k, slice) for k in key):
-            return Slice.apply(x, key=key, advanced=False)
-        return Index.apply(x, key=key, advanced=False)
+        return _basic_node(x, key).apply(x, key=key, advanced=False)
     try:
-        return Index.apply(x, key=key, advanced=True)
+        return _node.apply(x, key=key, advanced=True)
     except IndexError as exc:
         raise IndexError(str(exc).replace("axis", "dimension")) from None
 
@@ -171,7 +249,14 @@ class IndexPut(Function):
         data = value._data if isinstance(value, Tensor) else value
         if isinstance(value, Tensor) and value._dtype is not x._dtype:
             data = x._backend.xp.astype(data, x._backend.dtype(x._dtype))
-        x._data[key] = data
+        try:
+            x._data[key] = data
+        except ValueError:  # the value does not broadcast to the selection: PyTorch's RuntimeError
+            from .shape import expand
+            expand(value, tuple(x._data[key].shape))
+            raise
+        except IndexError as exc:  # an advanced index out of range: PyTorch says "dimension"
+            raise IndexError(str(exc).replace("axis", "dimension")) from None
         ctx.key = key
         ctx.value_shape = tuple(value.shape) if isinstance(value, Tensor) else None
         ctx.mark_dirty(x)
@@ -184,7 +269,10 @@ class IndexPut(Function):
         keep._data[ctx.key] = 0
         gv = None
         if ctx.value_shape is not None and ctx.needs_input_grad[1]:
-            gv = sum_to(grad[ctx.key] if ctx.key != () else grad, ctx.value_shape)
+            # ctx.key is already the backend's key (arrays, not tensors): index with it directly
+            advanced = any(not (k is None or k is Ellipsis or isinstance(k, (int, slice))) for k in ctx.key)
+            gv = sum_to(Index.apply(grad, key=ctx.key, advanced=advanced) if ctx.key != () else grad,
+                        ctx.value_shape)
         return keep, gv
 
 
@@ -213,23 +301,35 @@ class CopySlices(Function):
 
 def setitem(x: Tensor, key: Any, value: Any) -> None:
     """``x[key] = value``: an in-place change (bumps the version counter)."""
-    key, _ = _convert_key(x, key)
+    key, advanced = _convert_key(x, key)
+    if not advanced:
+        _check_bounds(x, key)
     if isinstance(value, Tensor):
         check_same_device(x, value) if value.ndim else None
         if value._device != x._device:
             value = value.to(x._device)
-    elif not isinstance(value, (int, float, bool)):
-        value = Tensor._make(x._backend.asarray(value, x._dtype), x._device)
+    elif not isinstance(value, (int, float, bool)):  # PyTorch takes numbers and tensors only
+        kind = type(value)
+        name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+        raise TypeError(f"can't assign a {name} to a {x.type()}")
     x._check_inplace()
-    IndexPut.apply(x, value, key=key)
+    (IndexPutAdvanced if advanced else IndexPut).apply(x, value, key=key)
+
+
+class IndexPutAdvanced(IndexPut):
+    """``x[mask] = v``, ``x[[0, 2]] = v``: PyTorch records these as ``IndexPutBackward0``
+    (basic indices as ``CopySlices``)."""
+    _backward_name = "IndexPutBackward0"
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """Rows (or slices along ``dim``) picked by a 1-D integer index."""
     if index.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
+    if index._dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     d = _wrap_dim(dim, input.ndim)
-    return getitem(input, (slice(None),) * d + (index.reshape(-1),))
+    return getitem(input, (slice(None),) * d + (index.reshape(-1),), IndexSelect)
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int) -> Tensor:
@@ -243,7 +343,10 @@ class Gather(Function):
     def forward(ctx, x: Tensor, dim: int, index: Tensor) -> Tensor:
         ctx.dim, ctx.shape = dim, tuple(x.shape)
         ctx.save_for_backward(index)
-        return new_result(x._backend.xp.take_along_axis(x._data, index._data, axis=dim), x)
+        try:
+            return new_result(x._backend.xp.take_along_axis(x._data, index._data, axis=dim), x)
+        except IndexError as exc:  # PyTorch raises RuntimeError for an index out of range here
+            raise RuntimeError(str(exc).replace("axis", "dimension")) from None
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
@@ -253,14 +356,36 @@ class Gather(Function):
 
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """``out[i][j] = input[i][index[i][j]]`` for ``dim=1``: pick one entry per row."""
-    if index._dtype is not dtypes.int64:
-        raise RuntimeError("gather(): Expected dtype int64 for index")
+    if index._dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     check_same_device(input, index)
     return Gather.apply(input, _wrap_dim(dim, input.ndim), index)
 
 
 def scatter_into_zeros(grad: Tensor, shape: tuple, dim: int, index: Tensor) -> Tensor:
-    """Zeros of ``shape`` with ``grad`` added at ``index`` along ``dim`` (gather's backward)."""
+    """Zeros of ``shape`` with ``grad`` added at ``index`` along ``dim`` (the backward of
+    gather, sort, topk, max(dim)).  An operation itself, so that ``create_graph=True`` can
+    differentiate through it."""
+    return ScatterIntoZeros.apply(grad, shape, dim, index)
+
+
+class ScatterIntoZeros(Function):
+    """Its own derivative is a gather at the same indices."""
+    _backward_name = "ScatterAddBackward0"
+
+    @staticmethod
+    def forward(ctx, grad: Tensor, shape: tuple, dim: int, index: Tensor) -> Tensor:
+        ctx.dim = dim
+        ctx.save_for_backward(index)
+        return _scatter_into_zeros(grad, shape, dim, index)
+
+    @staticmethod
+    def backward(ctx, g: Tensor) -> tuple:
+        (index,) = ctx.saved_tensors
+        return gather(g, ctx.dim, index), None, None, None
+
+
+def _scatter_into_zeros(grad: Tensor, shape: tuple, dim: int, index: Tensor) -> Tensor:
     be = grad._backend
     xp = be.xp
     out = xp.zeros(shape, dtype=grad._data.dtype, device=be.native_device)
@@ -306,8 +431,12 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
-    return getitem(input.expand(tuple(_broadcast(input.shape, mask.shape))), mask.expand(
-        tuple(_broadcast(input.shape, mask.shape))))
+    shape = tuple(_broadcast(input.shape, mask.shape))
+    if tuple(input.shape) != shape:
+        input = input.expand(shape)
+    if tuple(mask.shape) != shape:
+        mask = mask.expand(shape)
+    return getitem(input, mask, MaskedSelect)
 
 
 def _broadcast(a: Sequence[int], b: Sequence[int]) -> list:

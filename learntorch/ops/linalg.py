@@ -104,6 +104,11 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         rows = 1 if input.ndim == 1 else input.numel() // k_a
         cols = other.shape[-1] if other.ndim > 1 else 1
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{k_a} and {k_b}x{cols})")
+    if input._dtype is not other._dtype:  # PyTorch does not promote in matrix products
+        if input.ndim == 1 and other.ndim == 1:
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_short(input)} and "
+                               f"{_short(other)}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(input)} != {_cname(other)}")
     if input.ndim == 1 and other.ndim == 1:
         return Dot.apply(input, other)
     if input.ndim == 2 and other.ndim == 2:

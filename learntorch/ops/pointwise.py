@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+import numpy as np
+
 from .. import dtypes
 from ..autograd.function import Function
 from ..device import device
@@ -135,7 +137,8 @@ class Div(Function):
         else:
             ctx.save_for_backward()
             ctx.scalar = b
-        return new_result(xa / xb, a)
+        with np.errstate(divide="ignore", invalid="ignore"):  # x / 0 is inf or nan, silently, as in PyTorch
+            return new_result(xa / xb, a)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
@@ -368,7 +371,8 @@ def _unary(name: str, backward_name: str, forward_fn: Any, derivative: Any, save
         data = x._data
         if not x._dtype.is_floating_point and name not in ("Abs", "Neg", "Relu", "Sign"):
             data = x._backend.xp.astype(data, x._backend.dtype(dtypes.get_default_dtype()))
-        out = new_result(forward_fn(x._backend.xp, data), x)
+        with np.errstate(all="ignore"):  # log(0), sqrt(-1), exp(1000): inf/nan without NumPy's warning
+            out = new_result(forward_fn(x._backend.xp, data), x)
         ctx.save_for_backward(x if save == "input" else out if save == "result" else None)
         return out
 
@@ -430,6 +434,9 @@ class Clamp(Function):
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
         xp, data = x._backend.xp, x._data
+        dt = dtypes.result_type(x, *(b for b in (min, max) if b is not None))
+        if dt is not x._dtype:  # an integer tensor clamped to a float bound becomes float, as in PyTorch
+            data = xp.astype(data, x._backend.dtype(dt))
         if min is not None:
             data = xp.maximum(data, xp.asarray(min, dtype=data.dtype, device=x._backend.native_device)
                               if not x._backend.is_numpy else data.dtype.type(min))
@@ -488,29 +495,92 @@ def _nondiff(x: Tensor, data: Any) -> Tensor:
     return new_result(data, x)
 
 
+class _Step(Function):
+    """A piecewise-constant function (sign, floor, round …).  Its derivative is zero,
+    but, as in PyTorch, it is still recorded: the result requires grad and has a
+    ``grad_fn`` (``FloorBackward0``), and backward passes zeros through it."""
+
+    @staticmethod
+    def forward(ctx, x: Tensor, fn: Any) -> Tensor:
+        return new_result(fn(x._backend.xp, x._data), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        return Tensor._zeros(grad.shape, grad._dtype, grad._device), None
+
+
+def _step(backward_name: str) -> type:
+    return type(backward_name.replace("Backward", "Step"), (_Step,), {"_backward_name": backward_name,
+                                                                     "__module__": __name__})
+
+
+_Sign, _Floor, _Ceil, _Round, _RoundDecimals, _Trunc = (_step(n) for n in (
+    "SignBackward0", "FloorBackward0", "CeilBackward0", "RoundBackward0", "RoundBackward1", "TruncBackward0"))
+
+
+class Fill(Function):
+    """``x.fill_(v)`` on a tensor in the graph: the old values get a zero gradient."""
+    _backward_name = "FillBackward2"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, value: Any) -> Tensor:
+        be = x._backend
+        return new_result(be.xp.full(x._data.shape, value, dtype=x._data.dtype, device=be.native_device), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        return Tensor._zeros(grad.shape, grad._dtype, grad._device), None
+
+
+class Zero(Fill):
+    _backward_name = "ZeroBackward0"
+
+
+class CopyFrom(Function):
+    """``x.copy_(src)``: ``src``'s values (cast, moved, broadcast) replace ``x``'s; the
+    gradient goes to ``src`` (summed back over broadcasting), none to the old ``x``."""
+    _backward_name = "torch::autograd::CopyBackwards"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, src: Tensor) -> Tensor:
+        be = x._backend
+        data = transfer(src._data, src._device, x._device)
+        if src._dtype is not x._dtype:
+            data = be.xp.astype(data, be.dtype(x._dtype))
+        ctx.src_meta = (tuple(src.shape), src._dtype, src._device)
+        return new_result(be.xp.asarray(be.xp.broadcast_to(data, x._data.shape), copy=True), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        shape, dt, dev = ctx.src_meta
+        g = sum_to(grad, shape)
+        if g._dtype is not dt or g._device != dev:
+            g = g.to(device=dev, dtype=dt)
+        return Tensor._zeros(grad.shape, grad._dtype, grad._device), g
+
+
 def sign(input: Tensor) -> Tensor:
-    """-1, 0 or 1; its derivative is zero everywhere, so it records no graph."""
-    return _nondiff(input, input._backend.xp.sign(input._data))
+    """-1, 0 or 1; its derivative is zero everywhere."""
+    return _Sign.apply(input, lambda xp, a: xp.sign(a))
 
 
 def floor(input: Tensor) -> Tensor:
-    return _nondiff(input, input._backend.xp.floor(input._data))
+    return _Floor.apply(input, lambda xp, a: xp.floor(a))
 
 
 def ceil(input: Tensor) -> Tensor:
-    return _nondiff(input, input._backend.xp.ceil(input._data))
+    return _Ceil.apply(input, lambda xp, a: xp.ceil(a))
 
 
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
-    xp = input._backend.xp
     if decimals:
         scale = 10.0 ** decimals
-        return _nondiff(input, xp.round(input._data * scale) / scale)
-    return _nondiff(input, xp.round(input._data))
+        return _RoundDecimals.apply(input, lambda xp, a: xp.round(a * scale) / scale)
+    return _Round.apply(input, lambda xp, a: xp.round(a))
 
 
 def trunc(input: Tensor) -> Tensor:
-    return _nondiff(input, input._backend.xp.trunc(input._data))
+    return _Trunc.apply(input, lambda xp, a: xp.trunc(a))
 
 
 def floor_divide(input: Tensor, other: Any) -> Tensor:
@@ -536,7 +606,8 @@ def logical(op: str, input: Tensor, other: Any) -> Tensor:
     """``&``, ``|``, ``^`` on bool or integer tensors."""
     xa, xb, dt = binary_operands(input, other)
     if dt.is_floating_point:
-        raise RuntimeError(f'"bitwise_{op}_cpu" not implemented for \'Float\'')
+        kind = {"float64": "Double", "float16": "Half"}.get(dt.name, "Float")
+        raise NotImplementedError(f'"bitwise_{op}_cpu" not implemented for \'{kind}\'')
     return _nondiff(input, {"and": xa.__and__, "or": xa.__or__, "xor": xa.__xor__}[op](xb))
 
 

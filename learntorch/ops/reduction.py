@@ -12,8 +12,10 @@ import builtins
 from collections import namedtuple
 from typing import Any, Optional, Sequence, Union
 
+import numpy as np
+
 from .. import dtypes
-from ..autograd.function import Function
+from ..autograd.function import Function, FunctionCtx
 from ..tensor import Tensor
 from .common import new_result, wrap_dims
 
@@ -315,8 +317,12 @@ def _prod_of_others(x: Tensor, axes: Optional[tuple]) -> Tensor:
     return stack(result, axis)
 
 
+class ProdDim(Prod):
+    _backward_name = "ProdBackward1"
+
+
 def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    return Prod.apply(input, dim, keepdim)
+    return Prod.apply(input, dim, keepdim) if dim is None else ProdDim.apply(input, dim, keepdim)
 
 
 def var(input: Tensor, dim: Dim = None, unbiased: Optional[bool] = None, keepdim: bool = False, *,
@@ -326,11 +332,53 @@ def var(input: Tensor, dim: Dim = None, unbiased: Optional[bool] = None, keepdim
         dim, unbiased = None, dim
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
-    mu = mean(input, dim, keepdim=True)
-    axes = wrap_dims(dim, input.ndim)
-    n = input.numel() if axes is None else _count(input.shape, axes)
-    centred = input - mu
-    return sum(centred * centred, dim, keepdim=keepdim) / builtins.max(n - correction, 0)
+    return Var.apply(input, dim, correction, keepdim)
+
+
+class Var(Function):
+    """Σ(x - mean)² / (N - correction); d/dx_i = 2 (x_i - mean) / (N - correction)."""
+    _backward_name = "VarBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dim: Dim, correction: Any, keepdim: bool) -> Tensor:
+        axes = wrap_dims(dim if dim != () else None, x.ndim)
+        xp = x._backend.xp
+        n = x.numel() if axes is None else _count(x.shape, axes)
+        centred = x._data - xp.mean(x._data, axis=axes, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = xp.sum(centred * centred, axis=axes, keepdims=keepdim) / builtins.max(n - correction, 0)
+        ctx.save_for_backward(x)
+        ctx.args = (tuple(x.shape), axes, keepdim, builtins.max(n - correction, 0))
+        return new_result(out, x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        (x,) = ctx.saved_tensors
+        shape, axes, keepdim, dof = ctx.args
+        centred = x - x.mean(axes, keepdim=True)
+        return _expand_back(grad, shape, axes, keepdim) * centred * (2.0 / dof if dof else float("inf")), \
+            None, None, None
+
+
+class Std(Function):
+    """sqrt(var); d/dx_i = (x_i - mean) / ((N - correction) · std)."""
+    _backward_name = "StdBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dim: Dim, correction: Any, keepdim: bool) -> Tensor:
+        var_ctx = FunctionCtx()
+        out = new_result(x._backend.xp.sqrt(Var.forward(var_ctx, x, dim, correction, keepdim)._data), x)
+        ctx.args = var_ctx.args
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        x, out = ctx.saved_tensors
+        shape, axes, keepdim, dof = ctx.args
+        centred = x - x.mean(axes, keepdim=True)
+        return _expand_back(grad / out, shape, axes, keepdim) * centred * (1.0 / dof if dof else float("inf")), \
+            None, None, None
 
 
 def _count(shape: tuple, axes: tuple) -> int:
@@ -342,30 +390,90 @@ def _count(shape: tuple, axes: tuple) -> int:
 
 def std(input: Tensor, dim: Dim = None, unbiased: Optional[bool] = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
-    return var(input, dim, unbiased, keepdim, correction=correction).sqrt()
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    return Std.apply(input, dim, correction, keepdim)
 
 
 def logsumexp(input: Tensor, dim: Dim, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(x)))`` computed stably: shift by the maximum first."""
-    m = amax(input, dim, keepdim=True).detach()
-    m = m.masked_fill(m.isinf(), 0.0)
-    out = (input - m).exp().sum(dim, keepdim=True).log() + m
-    if not keepdim:
-        out = out.squeeze(tuple(wrap_dims(dim, input.ndim)))
-    return out
+    return Logsumexp.apply(input, dim, keepdim)
+
+
+class Logsumexp(Function):
+    """d/dx_i log Σ exp(x) = exp(x_i - result): the softmax."""
+    _backward_name = "LogsumexpBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dim: Dim, keepdim: bool) -> Tensor:
+        axes = wrap_dims(dim, x.ndim)
+        xp = x._backend.xp
+        m = xp.max(x._data, axis=axes, keepdims=True) if x.numel() else xp.zeros_like(xp.sum(x._data, axis=axes,
+                                                                                             keepdims=True))
+        m = xp.where(xp.isinf(m), xp.zeros_like(m), m)
+        with np.errstate(divide="ignore"):
+            out = xp.log(xp.sum(xp.exp(x._data - m), axis=axes, keepdims=True)) + m
+        if not keepdim:
+            out = xp.reshape(out, _drop(x.shape, axes))
+        result = new_result(out, x)
+        ctx.args = (tuple(x.shape), axes, keepdim)
+        ctx.save_for_backward(x, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        x, out = ctx.saved_tensors
+        shape, axes, keepdim = ctx.args
+        return _expand_back(grad, shape, axes, keepdim) * (x - _expand_back(out, shape, axes, keepdim)).exp(), \
+            None, None
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Dim = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     """The p-norm (2 by default) over all elements or ``dim``."""
     if p == "fro" or p is None:
         p = 2
-    if p == float("inf"):
-        return input.abs().amax(dim if dim is not None else (), keepdim=keepdim)
-    if p == 2:
-        return (input * input).sum(dim, keepdim=keepdim).sqrt()
-    if p == 1:
-        return input.abs().sum(dim, keepdim=keepdim)
-    return (input.abs() ** p).sum(dim, keepdim=keepdim) ** (1.0 / p)
+    return VectorNorm.apply(input, float(p), dim, keepdim)
+
+
+class VectorNorm(Function):
+    """‖x‖_p over ``dim``.  Backward: x·|x|^(p-2) / ‖x‖^(p-1) (x/‖x‖ for p=2, sign(x) for p=1,
+    the tied maxima of |x| for p=∞), and 0 where the norm is 0, as in PyTorch."""
+    _backward_name = "LinalgVectorNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, p: float, dim: Dim, keepdim: bool) -> Tensor:
+        axes = wrap_dims(dim if dim != () else None, x.ndim)
+        xp = x._backend.xp
+        a = xp.abs(x._data)
+        if p == float("inf"):
+            out = xp.max(a, axis=axes, keepdims=keepdim)
+        elif p == 2:
+            out = xp.sqrt(xp.sum(a * a, axis=axes, keepdims=keepdim))
+        elif p == 1:
+            out = xp.sum(a, axis=axes, keepdims=keepdim)
+        else:
+            out = xp.sum(a ** p, axis=axes, keepdims=keepdim) ** (1.0 / p)
+        result = new_result(out, x)
+        ctx.args = (tuple(x.shape), axes, keepdim, p)
+        ctx.save_for_backward(x, result)
+        return result
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        x, out = ctx.saved_tensors
+        shape, axes, keepdim, p = ctx.args
+        g = _expand_back(grad, shape, axes, keepdim)
+        norm = _expand_back(out, shape, axes, keepdim)
+        if p == 1:
+            return g * x.sign(), None, None, None
+        if p == float("inf"):
+            mask = (x.abs() == norm).to(grad.dtype)
+            return g * x.sign() * mask / mask.sum(axes, keepdim=True), None, None, None
+        scale = x if p == 2 else x * x.abs() ** (p - 2)
+        denom = norm if p == 2 else norm ** (p - 1)
+        return (g * scale / denom).masked_fill(norm == 0, 0.0), None, None, None
 
 
 def all(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:  # noqa: A001

@@ -237,9 +237,9 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
     """A view that repeats size-1 dimensions without copying (``-1`` keeps a size)."""
     sizes = _shape_arg(sizes)
     if len(sizes) < input.ndim:
-        raise RuntimeError(f"expand(torch.FloatTensor{{[{', '.join(map(str, input.shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
-                           "the number of sizes provided ({}) must be greater or equal to the number of "
-                           "dimensions in the tensor ({})".format(len(sizes), input.ndim))
+        raise RuntimeError(f"expand({input.type()}{{[{', '.join(map(str, input.shape))}]}}, "
+                           f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided ({len(sizes)}) "
+                           f"must be greater or equal to the number of dimensions in the tensor ({input.ndim})")
     lead = len(sizes) - input.ndim
     shape = list(sizes)
     for i, s in enumerate(input.shape):
@@ -262,6 +262,8 @@ def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
 def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     """``Tensor.sum_to_size``: sum ``input`` down to ``size`` (which must broadcast to
     ``input``'s shape) -- undoing broadcasting, as a custom Function's backward needs."""
+    if not size:
+        raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
     size = _shape_arg(size)
     shape = tuple(input.shape)
     ok = len(size) <= len(shape) and all(s == d or s == 1 for s, d in zip(reversed(size), reversed(shape)))
@@ -297,7 +299,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
     """Join tensors along an existing dimension (``dim=1``: side by side, column-wise)."""
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t_ in enumerate(tensors):
         if not isinstance(t_, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t_).__name__}")
@@ -454,7 +456,10 @@ class Flip(Function):
         return grad.flip(ctx.axes), None
 
 
-def flip(input: Tensor, dims: Any) -> Tensor:
+def flip(input: Tensor, *dims: Any) -> Tensor:
+    """Reverse the order along ``dims`` (``x.flip(0, 1)`` or ``flip(x, (0, 1))``); a copy, as in PyTorch."""
+    if len(dims) == 1 and not isinstance(dims[0], int):
+        dims = tuple(dims[0])
     return Flip.apply(input, wrap_dims(dims, input.ndim))
 
 

@@ -55,8 +55,26 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
     return sort(input, dim, descending).indices
 
 
-class TopK(Sort):
+class TopK(Function):
+    """The first ``k`` of ``sort``; backward puts each gradient back at its index."""
     _backward_name = "TopkBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, k: int, dim: int, largest: bool) -> tuple:
+        values, indices = Sort.forward(ctx, x, dim, largest)
+        if x.ndim:
+            key = (slice(None),) * dim + (slice(0, k),)
+            values, indices = new_result(values._data[key], x), new_result(indices._data[key], x)
+        ctx.mark_non_differentiable(indices)
+        ctx.save_for_backward(indices)
+        return values, indices
+
+    @staticmethod
+    def backward(ctx, grad: Tensor, _grad_indices: Any = None) -> tuple:
+        (indices,) = ctx.saved_tensors
+        if not ctx.shape:
+            return grad, None, None, None
+        return scatter_into_zeros(grad, ctx.shape, ctx.dim, indices), None, None, None
 
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
@@ -64,6 +82,4 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     n = input.shape[d] if input.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
-    values, indices = sort(input, d, descending=largest)
-    key = (slice(None),) * d + (slice(0, k),)
-    return topk_result(values[key], indices[key])
+    return topk_result(*TopK.apply(input, k, d, largest))

@@ -1,0 +1,97 @@
+"""Chapter 03 (custom Functions): ``Tensor.sum_to_size``, ``gradcheck`` / ``gradgradcheck``,
+and the Function mechanics the chapter shows, against PyTorch 2.13 where it has an answer."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import learntorch as lt
+from conftest import check_both, raises_both
+
+rng = np.random.default_rng(303)
+X = rng.standard_normal((2, 3, 4)).astype(np.float32)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("size", [(3, 1), (1, 3, 1), ((3, 1),), (4,), (2, 3, 4), (1,), ((),)],
+                         ids=lambda s: str(s))
+def test_sum_to_size(torch_oracle, size):
+    check_both(lambda T: T.tensor(X).sum_to_size(*size), torch_oracle)
+
+
+@pytest.mark.torch
+@pytest.mark.parametrize("size", [(2, 1), (5, 2, 3, 4), (1, 2, 3, 4)], ids=lambda s: str(s))
+def test_sum_to_size_rejects_shapes_that_do_not_broadcast(torch_oracle, size):
+    raises_both(lambda T: T.tensor(X).sum_to_size(*size), torch_oracle, match="is not expandable to size")
+
+
+@pytest.mark.torch
+def test_sum_to_size_needs_a_size(torch_oracle):
+    raises_both(lambda T: T.tensor(X).sum_to_size(), torch_oracle, match="missing 1 required positional")
+
+
+def test_sum_to_size_is_differentiable():
+    x = lt.tensor(X, requires_grad=True)
+    x.sum_to_size(3, 1).sum().backward()
+    assert np.array_equal(x.grad.numpy(), np.ones_like(X))
+
+
+class _LogSumExp(lt.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        m = x.max()
+        out = m + (x - m).exp().sum().log()
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        x, out = ctx.saved_tensors
+        return grad_output * (x - out).exp()
+
+
+def test_gradcheck_and_gradgradcheck_of_a_custom_function():
+    x = lt.tensor([3.0, -1.0, 0.5, 2.0], dtype=lt.float64, requires_grad=True)
+    assert lt.autograd.gradcheck(_LogSumExp.apply, (x,))
+    assert lt.autograd.gradgradcheck(_LogSumExp.apply, (x,))  # its backward is made of tensor ops
+    assert lt.autograd.gradgradcheck(lambda t: t * t * t, (x,))
+
+
+def test_gradcheck_reports_a_wrong_backward():
+    class BadExp(lt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.exp()
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (x,) = ctx.saved_tensors
+            return grad_output * x
+
+    x = lt.tensor([0.5, 1.0], dtype=lt.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="Jacobian mismatch"):
+        lt.autograd.gradcheck(BadExp.apply, (x,))
+    assert lt.autograd.gradcheck(BadExp.apply, (x,), raise_exception=False) is False
+
+
+def test_ctx_is_the_grad_fn_and_backward_gets_none_for_numbers():
+    seen = []
+
+    class Scale(lt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, factor):
+            seen.append(ctx)
+            ctx.factor = factor
+            return x * factor
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output * ctx.factor, None
+
+    x = lt.tensor([1.0, 2.0], requires_grad=True)
+    y = Scale.apply(x, 3.0)
+    assert seen[0] is y.grad_fn and y.grad_fn.name() == "ScaleBackward"
+    assert len(y.grad_fn.next_functions) == 1
+    y.sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
