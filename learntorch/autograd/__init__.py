@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import run_backward
 from .function import BackwardFunction, Function, FunctionCtx, once_differentiable
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "BackwardFunction", "once_differentiable",
            "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode", "gradcheck",
-           "gradgradcheck", "Node", "AccumulateGrad", "RemovableHandle", "Variable"]
+           "gradgradcheck", "set_detect_anomaly", "detect_anomaly", "Node", "AccumulateGrad", "RemovableHandle", "Variable"]
 
 TensorOrTensors = Union["Tensor", Sequence["Tensor"]]
 

@@ -23,7 +23,7 @@ import heapq
 import threading
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from . import grad_mode
+from . import anomaly_mode, grad_mode
 from .node import AccumulateGrad, Node
 
 if TYPE_CHECKING:
@@ -159,6 +159,12 @@ def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, r
             grad_mode._state.enabled = create_graph
             try:
                 grad_inputs = node.apply(grads)
+                if anomaly_mode._mode["enabled"] and anomaly_mode._mode["check_nan"]:
+                    anomaly_mode.check_nan(node, grad_inputs)
+            except Exception:
+                if anomaly_mode._mode["enabled"]:
+                    anomaly_mode.report_failure(node)
+                raise
             finally:
                 grad_mode._state.enabled = previous_mode
             if node._post_hooks:

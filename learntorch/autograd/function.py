@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import grad_mode
+from . import anomaly_mode, grad_mode
 from .node import _FREED_MESSAGE, Node, SavedTensor
 
 if TYPE_CHECKING:
@@ -208,6 +208,8 @@ class Function(metaclass=_FunctionMeta):
             grad_mode._state.enabled = prev
         _remember_views(cls, args, kwargs, outputs, Tensor)
         if record:
+            if anomaly_mode._mode["enabled"]:
+                anomaly_mode.record_forward_stack(ctx)
             single = not isinstance(outputs, tuple)
             outs = _link(ctx, cls, args, (outputs,) if single else outputs, ctx._dirty)
             return outs[0] if single else outs

@@ -84,15 +84,15 @@ class SavedTensor:
     wrong.  PyTorch raises instead, and so do we.
     """
 
-    __slots__ = ("tensor", "version", "node_name", "output_nr")
+    __slots__ = ("tensor", "version", "saver")
 
     def __init__(self, tensor: "Tensor", node_name: str) -> None:
         self.tensor = tensor
         self.version = tensor._version_counter[0]
-        # The node that made the tensor, named when it was saved (an in-place change
-        # gives the tensor a new grad_fn later).  A tensor without one yet is the
-        # saving node's own output (``exp`` saves its result).
-        self.node_name = tensor.grad_fn.name() if tensor.grad_fn is not None else node_name
+        # A tensor with no grad_fn yet while forward runs is the saving node's own
+        # output (``exp`` saves its result): PyTorch's message then names the saver.
+        # For a saved input it names the input's grad_fn at the time of the error.
+        self.saver = node_name if tensor.grad_fn is None else None
 
     def unpack(self) -> "Tensor":
         t = self.tensor
@@ -100,8 +100,10 @@ class SavedTensor:
         if now != self.version:
             kind = {"float32": "FloatTensor", "float64": "DoubleTensor", "int64": "LongTensor"}.get(
                 t.dtype.name, t.dtype.name)
-            maker = re.sub(r"Backward\d*$", "", self.node_name or (t.grad_fn.name() if t.grad_fn else ""))
-            out = f", which is output {t._output_nr} of {maker}," if t.grad_fn is not None else ""
+            out = ""
+            if t.grad_fn is not None:
+                maker = re.sub(r"Backward\d*$", "", self.saver or t.grad_fn.name())
+                out = f", which is output {t._output_nr if not self.saver else 0} of {maker},"
             shape = ", ".join(str(s) for s in t.shape)
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an inplace "
