@@ -76,3 +76,15 @@ def set_printoptions(**kwargs: object) -> None:
     """Control how tensors print (precision, threshold, linewidth, sci_mode, profile)."""
     from .printing import set_printoptions as _set
     _set(**kwargs)
+
+
+def _comparison(name: str):
+    def compare(input: Tensor, other: object) -> Tensor:
+        return getattr(Tensor, name)(input, other)
+    compare.__name__ = name
+    compare.__doc__ = f"Element-wise ``{name}`` of two tensors (or a tensor and a number); a bool tensor."
+    return compare
+
+
+eq, ne, lt, le, gt, ge = (_comparison(n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
+greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne

@@ -101,6 +101,11 @@ class BackwardFunction(Node, FunctionCtx):
             else:
                 raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
                                    f"(expected {expected}, got {len(result)})")
+        if self._validate:
+            for i, (g, is_edge) in enumerate(zip(result, self._arg_is_edge)):
+                if g is not None and not is_edge:
+                    raise RuntimeError(f"function {self.name()} returned a gradient different than None at "
+                                       f"position {i + 1}, but the corresponding forward input was not a Variable")
         grads = [g for g, is_edge in zip(result, self._arg_is_edge) if is_edge]
         if self._validate:
             grads = self._validate_grads(grads)
@@ -195,18 +200,20 @@ class Function(metaclass=_FunctionMeta):
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         Tensor = _TENSOR or _tensor_class()
-        needs = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
-        record = grad_mode._state.enabled and True in needs
+        state = grad_mode._state
+        prev = state.enabled
+        needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+        record = prev and True in needs
         # Only a recorded call needs a real node; otherwise a throw-away context will do.
         ctx = cls._backward_cls() if record else _UnrecordedCtx()
         ctx.needs_input_grad = needs
-        prev = grad_mode._state.enabled
-        grad_mode._state.enabled = False
+        state.enabled = False
         try:
             outputs = cls.forward(ctx, *args, **kwargs)
         finally:
-            grad_mode._state.enabled = prev
-        _remember_views(cls, args, kwargs, outputs, Tensor)
+            state.enabled = prev
+        if isinstance(outputs, tuple) or outputs._base is not None:
+            _remember_views(cls, args, kwargs, outputs, Tensor)
         if record:
             if anomaly_mode._mode["enabled"]:
                 anomaly_mode.record_forward_stack(ctx)

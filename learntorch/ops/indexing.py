@@ -16,6 +16,7 @@ import warnings
 from typing import Any, Sequence
 
 from .. import dtypes
+from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backend import transfer
 from ..tensor import Tensor, _wrap_dim
@@ -65,10 +66,10 @@ def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
             advanced = True
         elif isinstance(k, (list, tuple)):
             dim = None if dim is None else dim + 1
-            arr = be.asarray(k)
-            if arr.dtype.kind if hasattr(arr.dtype, "kind") else False:
-                if arr.dtype.kind == "f":
-                    raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            # An empty list selects nothing: PyTorch reads it as an empty int64 index.
+            arr = be.asarray(k, dtypes.int64) if len(k) == 0 else be.asarray(k)
+            if getattr(arr.dtype, "kind", "") == "f":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             out.append(arr)
             advanced = True
         elif isinstance(k, bool):
@@ -89,6 +90,8 @@ def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                              "are valid indices (got " + type(k).__name__ + ")")
+    if not be.is_numpy and not any(k is Ellipsis for k in out):
+        out.append(Ellipsis)  # the array API (and the strict stand-in) wants every axis named: "..." does
     return tuple(out), advanced
 
 
@@ -217,17 +220,58 @@ def _index_add(be: Any, out: Any, key: tuple, values: Any) -> Any:
     """``out[key] += values`` with repeated indices adding up."""
     if be.is_numpy or be.name == "cupy":
         return be.scatter_add(out, key, values)
-    # The array API has no scatter-add; the stand-in handles the two common keys.
-    if len(key) == 1 and key[0].dtype == be.xp.bool:
-        out[key] = values  # a mask selects each position at most once
-        return out
-    if len(key) == 1:
-        return be.scatter_add(out, key[0], values)
-    raise NotImplementedError("learntorch's CuPy stand-in can only take the gradient of x[int_index] or "
-                              "x[mask]; run this indexing on the CPU or a real GPU")
+    # The array API has no scatter-add.  Index an array of flat positions with the same key,
+    # then add the values in at those positions with a one-hot matrix product (any key).
+    xp, dev = be.xp, be.native_device
+    n = 1
+    for s in out.shape:
+        n *= s
+    picked = xp.reshape(xp.arange(n, dtype=xp.int64, device=dev), out.shape)[key]
+    onehot = xp.astype(xp.reshape(picked, (-1, 1)) == xp.arange(n, dtype=xp.int64, device=dev), out.dtype)
+    flat = xp.reshape(xp.broadcast_to(values, picked.shape), (1, -1))
+    return out + xp.reshape(flat @ onehot, out.shape)
+
+
+def _ints_first(key: Any) -> Any:
+    """PyTorch applies the integer entries of an index first (``select``), then the rest.
+    NumPy counts an int beside a list/tensor index as advanced too, which moves the
+    result's dimensions when a slice or None separates them (``x[0, :, [1, 2]]``).
+    For such keys, return (the ints with ``:`` elsewhere, the key without the ints);
+    otherwise None."""
+    if not isinstance(key, tuple) or len(key) < 2:
+        return None
+
+    def is_int(k: Any) -> bool:
+        if isinstance(k, Tensor):
+            return k.ndim == 0 and k._dtype is not dtypes.bool and not k._dtype.is_floating_point
+        return isinstance(k, int) and not isinstance(k, bool) or type(k).__module__ == "numpy" and \
+            getattr(k, "ndim", 1) == 0 and getattr(getattr(k, "dtype", None), "kind", "") in "iu"
+
+    def is_advanced(k: Any) -> bool:
+        return isinstance(k, (list, tuple, bool)) or (isinstance(k, Tensor) and not is_int(k)) or \
+            type(k).__name__ == "ndarray"
+    if not any(is_int(k) for k in key) or not any(is_advanced(k) for k in key):
+        return None
+    first, rest = [], []
+    for k in key:
+        if is_int(k):
+            first.append(k)
+        elif k is None or isinstance(k, bool):
+            rest.append(k)                      # adds a dimension: nothing to skip in the first step
+        elif k is Ellipsis:
+            first.append(k)
+            rest.append(k)
+        else:
+            mask_dims = k.ndim if isinstance(k, Tensor) and k._dtype is dtypes.bool else 1
+            first.extend([slice(None)] * mask_dims)
+            rest.append(k)
+    return tuple(first), tuple(rest)
 
 
 def getitem(x: Tensor, key: Any, _node: type = Index) -> Tensor:
+    split = _ints_first(key)
+    if split is not None:
+        return getitem(getitem(x, split[0]), split[1], _node)
     key, advanced = _convert_key(x, key)
     if not advanced:
         _check_bounds(x, key)
@@ -301,6 +345,9 @@ class CopySlices(Function):
 
 def setitem(x: Tensor, key: Any, value: Any) -> None:
     """``x[key] = value``: an in-place change (bumps the version counter)."""
+    split = _ints_first(key)
+    if split is not None:  # as PyTorch: select with the ints (a view), then assign into it
+        return setitem(getitem(x, split[0]), split[1], value)
     key, advanced = _convert_key(x, key)
     if not advanced:
         _check_bounds(x, key)
@@ -313,7 +360,20 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
         name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
         raise TypeError(f"can't assign a {name} to a {x.type()}")
     x._check_inplace()
-    (IndexPutAdvanced if advanced else IndexPut).apply(x, value, key=key)
+    node = IndexPutAdvanced if advanced else IndexPut
+    if x._base is not None and grad_mode._state.enabled and (
+            x._base._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
+        # Assigning into a view of a tensor in the graph changes its base: let the in-place
+        # machinery rewrite the base's history (CopySlices), as for any in-place op on a view.
+        from .._tensor_methods import _inplace
+
+        def assigned(view: Tensor) -> Tensor:
+            out = view.clone()
+            node.apply(out, value, key=key)
+            return out
+        _inplace(x, assigned)
+        return
+    node.apply(x, value, key=key)
 
 
 class IndexPutAdvanced(IndexPut):

@@ -371,7 +371,7 @@ class Split(Function):
         ctx.dim, ctx.input_shape = dim, tuple(x.shape)
         outs, start = [], 0
         for s in sizes:
-            key = (slice(None),) * dim + (slice(start, start + s),)
+            key = (slice(None),) * dim + (slice(start, start + s), Ellipsis)
             outs.append(x._view_of(x._data[key]))
             start += s
         return tuple(outs)
@@ -423,7 +423,7 @@ class Unbind(Function):
     @staticmethod
     def forward(ctx, x: Tensor, dim: int) -> tuple:
         ctx.dim = dim
-        return tuple(x._view_of(x._data[(slice(None),) * dim + (i,)]) for i in range(x.shape[dim]))
+        return tuple(x._view_of(x._data[(slice(None),) * dim + (i, Ellipsis)]) for i in range(x.shape[dim]))
 
     @staticmethod
     def backward(ctx, *grads: Tensor) -> tuple:

@@ -63,7 +63,7 @@ class TopK(Function):
     def forward(ctx, x: Tensor, k: int, dim: int, largest: bool) -> tuple:
         values, indices = Sort.forward(ctx, x, dim, largest)
         if x.ndim:
-            key = (slice(None),) * dim + (slice(0, k),)
+            key = (slice(None),) * dim + (slice(0, k), Ellipsis)  # (the array API wants every axis named)
             values, indices = new_result(values._data[key], x), new_result(indices._data[key], x)
         ctx.mark_non_differentiable(indices)
         ctx.save_for_backward(indices)
