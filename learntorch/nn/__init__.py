@@ -1,8 +1,12 @@
-"""``learntorch.nn``: neural-network building blocks.
+"""``learntorch.nn``: neural-network building blocks (chapter 05).
 
-Chapter 01 uses ``nn.functional.normalize`` and ``nn.utils.rnn.pad_sequence``;
-modules, layers and losses arrive with chapter 05.
+``Module`` and ``Parameter`` are the core; layers and losses live in
+``nn.modules`` (one file per family) and their function forms in
+``nn.functional``; ``nn.utils.rnn`` handles ragged sequences.
 """
 from . import functional, utils
+from .modules import *  # noqa: F401,F403
+from .modules import __all__ as _modules_all
+from .parameter import Parameter
 
-__all__ = ["functional", "utils"]
+__all__ = ["functional", "utils", "Parameter"] + list(_modules_all)

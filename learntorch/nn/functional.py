@@ -1,12 +1,18 @@
 """``learntorch.nn.functional``: operations used by layers, as plain functions."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from ..ops import pointwise
 from ..tensor import Tensor
 
-__all__ = ["normalize", "relu", "sigmoid", "tanh"]
+__all__ = ["normalize", "relu", "sigmoid", "tanh", "linear"]
+
+
+def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
+    """``input @ weight.T + bias`` — the maths of ``nn.Linear``."""
+    out = input.matmul(weight.t())
+    return out if bias is None else out + bias
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Any = None) -> Tensor:

@@ -1,0 +1,179 @@
+"""Containers: ``Sequential``, ``ModuleList``, ``ModuleDict``.
+
+They hold modules so that their parameters are registered (a plain Python
+list of layers would hide them from ``parameters()``), with the names
+``"0"``, ``"1"`` … or the dict's keys.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Iterable, Iterator, Mapping, Optional, Union
+
+from .module import Module
+
+__all__ = ["Sequential", "ModuleList", "ModuleDict"]
+
+
+def _index(idx: int, size: int, kind: str) -> int:
+    if not -size <= idx < size:
+        raise IndexError(f"index {idx} is out of range")
+    return idx + size if idx < 0 else idx
+
+
+class Sequential(Module):
+    """Modules applied one after another: ``Sequential(Linear(2, 3), ReLU())(x)``."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for name, module in args[0].items():
+                self.add_module(name, module)
+        else:
+            for i, module in enumerate(args):
+                self.add_module(str(i), module)
+
+    def forward(self, input: Any) -> Any:
+        for module in self._modules.values():
+            input = module(input)
+        return input
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __getitem__(self, idx: Union[int, slice]) -> Any:
+        if isinstance(idx, slice):
+            return Sequential(OrderedDict(list(self._modules.items())[idx]))
+        return list(self._modules.values())[_index(idx, len(self), "Sequential")]
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        self._modules[list(self._modules)[_index(idx, len(self), "Sequential")]] = module
+
+    def __delitem__(self, idx: Union[int, slice]) -> None:
+        keys = list(self._modules)
+        for key in (keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(self), "Sequential")]]):
+            del self._modules[key]
+        # renumber so that indices stay 0..n-1, as PyTorch does
+        items = list(self._modules.values())
+        self._modules.clear()
+        for i, module in enumerate(items):
+            self._modules[str(i)] = module
+
+    def append(self, module: Module) -> "Sequential":
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> "Sequential":
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module) -> "Sequential":
+        items = list(self._modules.values())
+        items.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(items):
+            self._modules[str(i)] = m
+        return self
+
+    def pop(self, index: int = -1) -> Module:
+        module = self[index]
+        del self[index]
+        return module
+
+
+class ModuleList(Module):
+    """A list of modules, registered (use it for layers you loop over yourself)."""
+
+    def __init__(self, modules: Optional[Iterable[Module]] = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __getitem__(self, idx: Union[int, slice]) -> Any:
+        if isinstance(idx, slice):
+            return ModuleList(list(self._modules.values())[idx])
+        return self._modules[str(_index(idx, len(self), "ModuleList"))]
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        self._modules[str(_index(idx, len(self), "ModuleList"))] = module
+
+    def __delitem__(self, idx: int) -> None:
+        items = list(self._modules.values())
+        del items[idx]
+        self._modules.clear()
+        for i, m in enumerate(items):
+            self._modules[str(i)] = m
+
+    def append(self, module: Module) -> "ModuleList":
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> "ModuleList":
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module) -> None:
+        items = list(self._modules.values())
+        items.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(items):
+            self._modules[str(i)] = m
+
+
+class ModuleDict(Module):
+    """A dict of modules, registered under their keys."""
+
+    def __init__(self, modules: Optional[Mapping[str, Module]] = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key: str) -> Module:
+        return self._modules[key]
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, module)
+
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._modules
+
+    def keys(self) -> Iterable[str]:
+        return self._modules.keys()
+
+    def values(self) -> Iterable[Module]:
+        return self._modules.values()
+
+    def items(self) -> Iterable[tuple[str, Module]]:
+        return self._modules.items()
+
+    def update(self, modules: Any) -> None:
+        pairs = modules.items() if hasattr(modules, "items") else modules
+        for key, module in pairs:
+            self[key] = module
+
+    def pop(self, key: str) -> Module:
+        module = self._modules[key]
+        del self._modules[key]
+        return module
+
+    def clear(self) -> None:
+        self._modules.clear()

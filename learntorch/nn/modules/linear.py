@@ -1,0 +1,56 @@
+"""``nn.Linear``: ``y = x Wᵀ + b``, initialised as PyTorch initialises it."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ... import creation
+from ...autograd.grad_mode import no_grad
+from ...tensor import Tensor
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["Linear", "Identity"]
+
+
+class Linear(Module):
+    """A fully connected layer with ``weight`` (out_features, in_features) and ``bias`` (out_features).
+
+    Both start as U(-1/√in, 1/√in): PyTorch's ``kaiming_uniform_(a=√5)`` for the
+    weight reduces to exactly that bound, so with the same seed the same numbers come out."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device: Any = None,
+                 dtype: Any = None) -> None:
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(creation.empty(out_features, in_features, device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(creation.empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
+        with no_grad():  # initialising is not part of any graph
+            self.weight.uniform_(-bound, bound)
+            if self.bias is not None:
+                self.bias.uniform_(-bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        from ..functional import linear
+        return linear(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Identity(Module):
+    """Returns its input unchanged (a placeholder layer)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input

@@ -1,0 +1,519 @@
+"""``nn.Module``: the base class of every layer and model.
+
+A Module keeps three ordered tables, filled by plain attribute assignment in
+``__init__`` (``__setattr__`` below does the sorting):
+
+* ``_parameters`` — :class:`Parameter` objects: what ``parameters()`` yields
+  and an optimizer updates;
+* ``_buffers`` — tensors that are state but not learned (BatchNorm's running
+  mean), saved in ``state_dict`` unless registered ``persistent=False``;
+* ``_modules`` — sub-modules, whose parameters are reached recursively with
+  dotted names (``"encoder.gru.weight_ih_l0"``).
+
+Calling a module (``model(x)``) runs ``__call__``: forward pre hooks, then
+``forward``, then forward hooks, with backward hooks wired around the call.
+"""
+from __future__ import annotations
+
+import warnings
+from collections import OrderedDict, namedtuple
+from typing import Any, Callable, Iterator, Optional
+
+from ...autograd.node import RemovableHandle, add_hook
+from ...device import as_device
+from ...tensor import Tensor
+from ..backward_hooks import BackwardHook
+from ..parameter import Parameter
+
+__all__ = ["Module"]
+
+_IncompatibleKeys = namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+def _addindent(text: str, spaces: int) -> str:
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
+
+
+class Module:
+    """Base class for all neural-network modules.  Subclasses define ``forward``."""
+
+    training: bool
+    _version = 1
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args or kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected argument; Module.__init__ "
+                            "takes no arguments")
+        sset = object.__setattr__
+        sset(self, "training", True)
+        sset(self, "_parameters", OrderedDict())
+        sset(self, "_buffers", OrderedDict())
+        sset(self, "_non_persistent_buffers_set", set())
+        sset(self, "_modules", OrderedDict())
+        sset(self, "_forward_pre_hooks", None)
+        sset(self, "_forward_pre_hooks_with_kwargs", set())
+        sset(self, "_forward_hooks", None)
+        sset(self, "_forward_hooks_with_kwargs", set())
+        sset(self, "_forward_hooks_always_called", set())
+        sset(self, "_backward_pre_hooks", None)
+        sset(self, "_backward_hooks", None)
+        sset(self, "_non_full_backward_hooks", None)
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    # ------------------------------------------------------------------ registration
+    def __setattr__(self, name: str, value: Any) -> None:
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._remove_from(name, self.__dict__, self._buffers, self._modules)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+        elif isinstance(value, Module):
+            if self.__dict__.get("_modules") is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._remove_from(name, self.__dict__, self._parameters, self._buffers)
+            self._modules[name] = value
+        elif self.__dict__.get("_modules") is not None and name in self._modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
+                                "(torch.nn.Module or None expected)")
+            self._modules[name] = value
+        elif self.__dict__.get("_buffers") is not None and name in self._buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                                "(torch.Tensor or None expected)")
+            self._buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    @staticmethod
+    def _remove_from(name: str, *tables: dict) -> None:
+        for table in tables:
+            if name in table:
+                del table[name]
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called when normal lookup fails: look in the three tables.
+        d = self.__dict__
+        for table in ("_parameters", "_buffers", "_modules"):
+            entries = d.get(table)
+            if entries is not None and name in entries:
+                return entries[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        for table in (self._parameters, self._buffers, self._modules):
+            if name in table:
+                del table[name]
+                self._non_persistent_buffers_set.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def _check_name(self, name: Any, kind: str) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+
+    def register_parameter(self, name: str, param: Optional[Parameter]) -> None:
+        """Add a parameter (or ``None``, a declared but absent one, like ``bias=False``)."""
+        self._check_name(name, "parameter")
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError(f"attribute '{name}' already exists")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+                            "(torch.nn.Parameter or None required)")
+        if param is not None and param.grad_fn is not None:
+            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
+                             "created explicitly. To express '{name}' as a function of another Tensor, compute "
+                             "the value in the forward() method.")
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Optional[Tensor], persistent: bool = True) -> None:
+        """Add state that is not learned (saved in ``state_dict`` unless ``persistent=False``)."""
+        self._check_name(name, "buffer")
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f"attribute '{name}' already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name: str, module: Optional["Module"]) -> None:
+        """Add a child module by name (what attribute assignment does)."""
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        self._check_name(name, "module")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target: str) -> "Module":
+        mod = self
+        for item in target.split(".") if target else []:
+            if not hasattr(mod, item) or not isinstance(getattr(mod, item), Module):
+                raise AttributeError(f"{type(mod).__name__} has no attribute `{item}`")
+            mod = getattr(mod, item)
+        return mod
+
+    def get_parameter(self, target: str) -> Parameter:
+        path, _, name = target.rpartition(".")
+        mod = self.get_submodule(path)
+        if name not in mod._parameters:
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return mod._parameters[name]
+
+    # ------------------------------------------------------------------ iteration
+    def named_modules(self, memo: Optional[set] = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, "Module"]]:
+        """This module and all below it, depth first, with dotted names (``""`` for self)."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate and self in memo:
+            return
+        if remove_duplicate:
+            memo.add(self)
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            yield from module.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
+
+    def modules(self) -> Iterator["Module"]:
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self) -> Iterator[tuple[str, "Module"]]:
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and module not in seen:
+                seen.add(module)
+                yield name, module
+
+    def children(self) -> Iterator["Module"]:
+        for _, module in self.named_children():
+            yield module
+
+    def _named_members(self, table: str, prefix: str, recurse: bool,
+                       remove_duplicate: bool = True) -> Iterator[tuple[str, Any]]:
+        memo = set()
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse \
+            else [(prefix, self)]
+        for module_prefix, module in modules:
+            for name, value in getattr(module, table).items():
+                if value is None or (remove_duplicate and id(value) in memo):
+                    continue
+                if remove_duplicate:
+                    memo.add(id(value))
+                yield module_prefix + ("." if module_prefix else "") + name, value
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """``(dotted name, parameter)`` pairs; a shared parameter appears once."""
+        yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, buf in self.named_buffers(recurse=recurse):
+            yield buf
+
+    # ------------------------------------------------------------------ modes and moves
+    def train(self, mode: bool = True) -> "Module":
+        """Training mode (Dropout drops, BatchNorm uses batch statistics); returns self."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for module in self.children():
+            module.train(mode)
+        return self
+
+    def eval(self) -> "Module":
+        """Evaluation mode: ``train(False)``.  It does not turn off gradients: use ``no_grad`` too."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Module":
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget accumulated gradients (``.grad = None``, or zero them in place)."""
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                p.grad.detach_() if p.grad.grad_fn is not None else None
+                p.grad.zero_()
+
+    def apply(self, fn: Callable[["Module"], None]) -> "Module":
+        """Call ``fn`` on every submodule (children first), then on self — e.g. custom init."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    def _apply(self, fn: Callable[[Tensor], Tensor]) -> "Module":
+        """Replace every parameter's and buffer's data by ``fn(data)``, keeping the Parameter
+        objects (an optimizer built before ``.to()`` still holds the right ones)."""
+        for module in self.modules():
+            for name, param in module._parameters.items():
+                if param is None:
+                    continue
+                new = fn(param.detach())
+                if new is not param:
+                    param._data, param._device, param._dtype = new._data, new._device, new._dtype
+                if param._grad is not None:
+                    g = fn(param._grad)
+                    param._grad = g
+            for name, buf in module._buffers.items():
+                if buf is not None:
+                    module._buffers[name] = fn(buf)
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> "Module":
+        """Move parameters and buffers to a device and/or floating dtype (in place; returns self)."""
+        from ...tensor import _parse_to
+        from ... import dtypes
+        probe = Tensor._zeros((), dtypes.get_default_dtype(), as_device("cpu"))
+        dev, dt, _ = _parse_to(probe, args, dict(kwargs))
+        dt_given = any(isinstance(a, dtypes.dtype) for a in args) or kwargs.get("dtype") is not None
+        dev_given = dev != probe.device or any(isinstance(a, (str, int)) or type(a).__name__ == "device"
+                                               for a in args) or kwargs.get("device") is not None
+
+        def convert(t: Tensor) -> Tensor:
+            target_dt = dt if dt_given and t.dtype.is_floating_point else t.dtype
+            return t.to(dev if dev_given else t.device, target_dt)
+        return self._apply(convert)
+
+    def cpu(self) -> "Module":
+        return self.to("cpu")
+
+    def cuda(self, device: Any = None) -> "Module":
+        return self.to("cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device))
+
+    def float(self) -> "Module":
+        from ... import dtypes
+        return self.to(dtypes.float32)
+
+    def double(self) -> "Module":
+        from ... import dtypes
+        return self.to(dtypes.float64)
+
+    def half(self) -> "Module":
+        from ... import dtypes
+        return self.to(dtypes.float16)
+
+    # ------------------------------------------------------------------ state dict
+    def state_dict(self, *args: Any, destination: Optional[dict] = None, prefix: str = "",
+                   keep_vars: bool = False) -> "OrderedDict[str, Tensor]":
+        """Every parameter and persistent buffer by dotted name (detached, sharing storage)."""
+        if destination is None:
+            destination = OrderedDict()
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buf if keep_vars else buf.detach()
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        return destination
+
+    def load_state_dict(self, state_dict: dict, strict: bool = True, assign: bool = False) -> Any:
+        """Copy values from ``state_dict`` into this module's parameters and buffers.
+
+        With ``strict`` (the default) the keys must match exactly; shapes must
+        always match.  All problems are collected and reported together, and
+        nothing is copied unless everything fits."""
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
+                              f"object from checkpoint but received {type(value)}")
+            elif tuple(value.shape) != tuple(target.shape):
+                errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
+                              f"the shape in current model is {target.shape}.")
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
+        from ...autograd.grad_mode import no_grad
+        with no_grad():
+            for key, target in own.items():
+                if key in state_dict:
+                    target.copy_(state_dict[key])
+        return _IncompatibleKeys(missing, unexpected)
+
+    # ------------------------------------------------------------------ hooks
+    def _add(self, table: str, hook: Callable, prepend: bool) -> RemovableHandle:
+        hooks, handle = add_hook(self.__dict__[table], hook)
+        if prepend:
+            hooks.move_to_end(handle.id, last=False)
+        object.__setattr__(self, table, hooks)
+        return handle
+
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """``hook(module, args)`` before forward (``hook(module, args, kwargs)`` with
+        ``with_kwargs=True``); a returned value replaces the inputs."""
+        handle = self._add("_forward_pre_hooks", hook, prepend)
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs.add(handle.id)
+        return handle
+
+    def register_forward_hook(self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """``hook(module, args, output)`` after forward (``hook(module, args, kwargs, output)``
+        with ``with_kwargs=True``); a returned value replaces the output."""
+        handle = self._add("_forward_hooks", hook, prepend)
+        if with_kwargs:
+            self._forward_hooks_with_kwargs.add(handle.id)
+        if always_call:
+            self._forward_hooks_always_called.add(handle.id)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_output)`` when the gradients of the outputs are known; may replace them."""
+        return self._add("_backward_pre_hooks", hook, prepend)
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_input, grad_output)`` once the gradients of the inputs are known;
+        a returned tuple replaces ``grad_input``."""
+        if self._non_full_backward_hooks:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single "
+                               "Module. Please use only one of them.")
+        return self._add("_backward_hooks", hook, prepend)
+
+    def register_backward_hook(self, hook: Callable) -> RemovableHandle:
+        """Deprecated: sees only the last operation of forward, so ``grad_input`` may be
+        the wrong thing.  Use :meth:`register_full_backward_hook`."""
+        warnings.warn("register_backward_hook is deprecated and will be removed in future versions: it only "
+                      "sees the last operation of forward(), so grad_input may not be the gradient of the "
+                      "module's inputs. Use register_full_backward_hook to get the documented behavior.",
+                      FutureWarning, stacklevel=2)
+        if self._backward_hooks:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single "
+                               "Module. Please use only one of them.")
+        return self._add("_non_full_backward_hooks", hook, False)
+
+    # ------------------------------------------------------------------ calling
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks or self._non_full_backward_hooks):
+            return self.forward(*args, **kwargs)
+        return self._call_with_hooks(args, kwargs)
+
+    def _call_with_hooks(self, args: tuple, kwargs: dict) -> Any:
+        """The hook protocol, in PyTorch's order."""
+        for hook_id, hook in list((self._forward_pre_hooks or {}).items()):
+            if hook_id in self._forward_pre_hooks_with_kwargs:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
+                                           f"but got {result}.")
+                    args, kwargs = result
+            else:
+                result = hook(self, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        bw_hook = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            bw_hook = BackwardHook(self, list((self._backward_hooks or {}).values()),
+                                   list((self._backward_pre_hooks or {}).values()))
+            args = bw_hook.setup_input_hook(args)
+        output = self.forward(*args, **kwargs)
+        for hook_id, hook in list((self._forward_hooks or {}).items()):
+            if hook_id in self._forward_hooks_with_kwargs:
+                result = hook(self, args, kwargs, output)
+            else:
+                result = hook(self, args, output)
+            if result is not None:
+                output = result
+        if bw_hook is not None:
+            if not isinstance(output, (Tensor, tuple)):
+                warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple of "
+                              f"Tensors but received {type(output)}")
+            else:
+                output = bw_hook.setup_output_hook(output)
+        if self._non_full_backward_hooks:
+            var = output
+            while not isinstance(var, Tensor):
+                var = next(v for v in var.values() if isinstance(v, Tensor)) if isinstance(var, dict) else var[0]
+            if var.grad_fn is not None:
+                for hook in self._non_full_backward_hooks.values():
+                    var.grad_fn.register_hook(lambda gi, go, hook=hook: hook(self, gi, go))
+        return output
+
+    # ------------------------------------------------------------------ printing
+    def extra_repr(self) -> str:
+        """The text inside the parentheses of this module's repr (layers override it)."""
+        return ""
+
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        lines = extra.split("\n") if extra else []
+        children = [f"({name}): {_addindent(repr(module), 2)}" for name, module in self._modules.items()]
+        lines += children
+        text = self._get_name() + "("
+        if lines:
+            if len(lines) == 1 and not children:
+                text += lines[0]
+            else:
+                text += "\n  " + "\n  ".join(lines) + "\n"
+        return text + ")"
+
+    def __dir__(self) -> list:
+        keys = list(object.__dir__(self))
+        keys += list(self._parameters) + list(self._modules) + list(self._buffers)
+        return sorted(set(k for k in keys if not k[0].isdigit()))
+
+    def __getstate__(self) -> dict:
+        return self.__dict__.copy()
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)

@@ -1,0 +1,45 @@
+"""``nn.Parameter``: a tensor that a Module registers as a learnable weight.
+
+Assigning a Parameter to a Module attribute (``self.weight = Parameter(...)``)
+is what makes it appear in ``module.parameters()`` — the list an optimizer
+updates.  A Parameter is an ordinary leaf tensor that requires grad.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ..tensor import Tensor
+
+__all__ = ["Parameter"]
+
+
+class Parameter(Tensor):
+    """A leaf tensor marked as a module parameter (``requires_grad=True`` by default)."""
+
+    def __new__(cls, data: Optional[Tensor] = None, requires_grad: bool = True) -> "Parameter":
+        if data is None:
+            from ..creation import empty
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter(): data must be a Tensor, got {type(data).__name__}")
+        param = object.__new__(cls)
+        param._init(data._data, data._device)
+        param._version_counter = data._version_counter  # shares storage with data, as in PyTorch
+        if requires_grad:
+            param.requires_grad_(True)
+        return param
+
+    def __init__(self, data: Optional[Tensor] = None, requires_grad: bool = True) -> None:
+        pass  # everything happens in __new__ (Tensor.__init__ is the legacy constructor)
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + Tensor.__repr__(self)
+
+    __str__ = __repr__
+
+    def _rewrap(self, plain: Tensor) -> "Parameter":
+        return Parameter(plain, self.requires_grad)
+
+    def __reduce_ex__(self, protocol: int) -> Any:
+        return (Parameter, (Tensor.__reduce_ex__(self, protocol)[0](*Tensor.__reduce_ex__(self, protocol)[1]),
+                            self.requires_grad))
