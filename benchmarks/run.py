@@ -13,6 +13,8 @@ Cases
   the per-op overhead of the Python autograd (target: ≤ 3× PyTorch per op).
 * ``matmul-heavy``: forward + backward of a 3-layer MLP on (512, 1024) inputs —
   where BLAS does the work (target: ≤ 1.15× the same maths by hand in NumPy).
+* ``GRU``: forward + backward of ``nn.GRU(32, 64, num_layers=2, bidirectional=True)`` on a
+  padded batch (L=20, N=16) — a Python loop over time steps of small ops (ratio to PyTorch).
 """
 from __future__ import annotations
 
@@ -160,6 +162,44 @@ def mlp_case(repeats: int) -> None:
     print(line)
 
 
+# ----------------------------------------------------------------------------- GRU
+def gru_case(repeats: int) -> None:
+    L, N, I, H = 20, 16, 32, 64
+    x_np = np.random.default_rng(0).standard_normal((L, N, I)).astype(np.float32)
+    learntorch.manual_seed(0)
+    lgru = learntorch.nn.GRU(I, H, num_layers=2, bidirectional=True)
+    lx = learntorch.tensor(x_np, requires_grad=True)
+
+    def run_lt():
+        lgru.zero_grad()
+        lx.grad = None
+        out, h = lgru(lx)
+        (out.sum() + h.sum()).backward()
+        return out
+
+    funcs = {"learntorch": run_lt}
+    if torch is not None:
+        torch.manual_seed(0)
+        tgru = torch.nn.GRU(I, H, num_layers=2, bidirectional=True)
+        tx = torch.tensor(x_np, requires_grad=True)
+
+        def run_t():
+            tgru.zero_grad()
+            tx.grad = None
+            out, h = tgru(tx)
+            (out.sum() + h.sum()).backward()
+            return out
+        funcs["torch"] = run_t
+        np.testing.assert_allclose(run_lt().detach().numpy(), run_t().detach().numpy(), rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(lx.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+    t = interleaved(funcs, repeats, 1)
+    line = (f"GRU fwd+bwd ({I}->{H}, 2 layers, bidirectional, L={L}, N={N}, padded): learntorch "
+            f"{t['learntorch'] * 1e3:.1f} ms")
+    if "torch" in t:
+        line += f", torch {t['torch'] * 1e3:.2f} ms, ratio {t['learntorch'] / t['torch']:.1f}x"
+    print(line)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
@@ -170,6 +210,7 @@ def main() -> None:
     print(machine_line())
     small_op_case(repeats)
     mlp_case(max(3, repeats // 3))
+    gru_case(repeats)
 
 
 if __name__ == "__main__":

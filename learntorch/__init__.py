@@ -24,7 +24,7 @@ from .dtypes import (bool, double, dtype, float, float16, float32, float64, get_
                      int16, int32, int64, long, promote_types, set_default_dtype, short, uint8)
 from .legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
 from .ops.indexing import gather, index_select, masked_fill, masked_select, nonzero, take_along_dim
-from .ops.linalg import bmm, dot, matmul, mm, mv, outer
+from .ops.linalg import addmm, bmm, dot, matmul, mm, mv, outer
 from .ops.pointwise import (abs, add, ceil, clamp, clone, cos, div, exp, exp2, expm1, floor, floor_divide, isfinite,
                             isinf, isnan, log, log1p, log2, log10, logical_not, maximum, minimum, mul, neg, pow,
                             reciprocal, relu, remainder, round, rsqrt, sigmoid, sign, sin, sqrt, square, sub, tanh,
@@ -35,6 +35,7 @@ from .ops.shape import (broadcast_to, cat, chunk, flatten, flip, hstack, movedim
                         squeeze, stack, t, transpose, unbind, unflatten, unsqueeze, vstack)
 from .ops.sorting import argsort, sort, topk
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .serialization import load, save
 from .size import Size
 from .tensor import Tensor
 from . import autograd, cuda, nn, testing  # noqa: E402

@@ -24,6 +24,9 @@ _CAT = {0: "Bool", 1: "Long", 2: "Float"}
 def _inplace(self: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
     """Run ``fn(self, ...)`` and store the result in ``self`` (an in-place operation)."""
     self._check_inplace()
+    if any(st == 0 and n > 1 for st, n in zip(self.stride(), self.shape)):  # an expand()ed tensor
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
     result = fn(self, *args, **kwargs)
     if result._dtype is not self._dtype:
         if result._dtype.category > self._dtype.category:

@@ -48,7 +48,11 @@ class Backend:
 
     def dtype(self, d: Any) -> Any:
         """The backend's dtype object for a learntorch dtype."""
-        return getattr(self.xp, d.name)
+        try:
+            return getattr(self.xp, d.name)
+        except AttributeError:  # the stand-in (the array API standard) has no float16; CuPy has
+            raise TypeError(f"learntorch's CUDA stand-in (array-api-strict) has no {d.name}; CuPy on a real GPU "
+                            f"has. Use float32 on the stand-in.") from None
 
     def asarray(self, data: Any, dtype: Any = None) -> Any:
         """An array on this backend's device from host data (lists, NumPy arrays, numbers)."""

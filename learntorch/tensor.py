@@ -178,7 +178,9 @@ class Tensor:
         return strides if dim is None else strides[_wrap_dim(dim, self.ndim)]
 
     def is_contiguous(self) -> bool:
-        flags = getattr(self._data, "flags", None)
+        flags = getattr(self._data, "flags", None)  # NumPy and CuPy arrays; the stand-in wraps a NumPy array
+        if flags is None:
+            flags = getattr(getattr(self._data, "_array", None), "flags", None)
         return True if flags is None else bool(flags.c_contiguous)
 
     def data_ptr(self) -> int:

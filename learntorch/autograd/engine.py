@@ -96,9 +96,12 @@ def _call_tensor_hooks(node: Node, grads: list, task: GraphTask) -> list:
 def _check_hook_result(result: Any, grad: "Tensor", hook: Any = None) -> "Tensor":
     from ..tensor import Tensor
     if not isinstance(result, Tensor):
-        raise TypeError(f"hook should return None or a Tensor, but got {type(result).__name__}")
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    name = getattr(hook, "__name__", "hook")
+    if result.dtype is not grad.dtype or result.device.type != grad.device.type:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {grad.type()} got {result.type()})")
     if tuple(result.shape) != tuple(grad.shape):
-        raise RuntimeError(f"hook '{getattr(hook, '__name__', 'hook')}' has changed the size of value")
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
     return result
 
 

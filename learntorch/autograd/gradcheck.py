@@ -13,6 +13,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..backend import to_numpy, transfer
+from ..device import CPU
+
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
 
@@ -33,19 +36,24 @@ def numerical_jacobian(fn: Callable, inputs: Sequence[Any], eps: float) -> list:
         outs = _as_outputs(fn(*inputs))
     jac = [[np.zeros((x.numel(), o.numel())) for o in outs] for x in diff]
     for xi, x in enumerate(diff):
-        flat = x._data.reshape(-1)  # a view on the CPU: perturb in place
+        original = to_numpy(x._data).copy()  # perturbed on the host, written back to the device
         for i in range(x.numel()):
-            orig = float(flat[i])
-            flat[i] = orig + eps
-            with no_grad():
-                plus = [o.detach().numpy().astype(np.float64).reshape(-1) for o in _as_outputs(fn(*inputs))]
-            flat[i] = orig - eps
-            with no_grad():
-                minus = [o.detach().numpy().astype(np.float64).reshape(-1) for o in _as_outputs(fn(*inputs))]
-            flat[i] = orig
+            results = []
+            for step in (eps, -eps):
+                moved = original.copy()
+                moved.reshape(-1)[i] += step
+                x._data[...] = transfer(moved, CPU, x.device)
+                with no_grad():
+                    results.append([_host(o) for o in _as_outputs(fn(*inputs))])
+            x._data[...] = transfer(original, CPU, x.device)
             for k in range(len(outs)):
-                jac[xi][k][i] = (plus[k] - minus[k]) / (2 * eps)
+                jac[xi][k][i] = (results[0][k] - results[1][k]) / (2 * eps)
     return jac
+
+
+def _host(t: Any) -> np.ndarray:
+    """A tensor's values as a flat float64 NumPy array, from any device."""
+    return to_numpy(t.detach()._data).astype(np.float64).reshape(-1)
 
 
 def analytical_jacobian(fn: Callable, inputs: Sequence[Any]) -> list:
@@ -60,12 +68,14 @@ def analytical_jacobian(fn: Callable, inputs: Sequence[Any]) -> list:
         if not out.requires_grad:
             continue
         for j in range(out.numel()):
+            unit = np.zeros(out.numel(), dtype=out.dtype._np)
+            unit[j] = 1.0
             v = zeros_like(out)
-            v._data.reshape(-1)[j] = 1.0
+            v._data[...] = transfer(unit.reshape(tuple(out.shape)), CPU, out.device)
             grads = grad(out, diff, v, retain_graph=True, allow_unused=True)
             for xi, g in enumerate(grads):
                 if g is not None:
-                    jac[xi][k][:, j] = g.detach().numpy().astype(np.float64).reshape(-1)
+                    jac[xi][k][:, j] = _host(g)
     return jac
 
 
@@ -73,7 +83,7 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
               raise_exception: bool = True, **_ignored: Any) -> bool:
     """True if ``func``'s backward agrees with finite differences on ``inputs``.
 
-    Inputs that require grad must be float64 CPU tensors (float32 is too coarse
+    Inputs that require grad must be float64 tensors, on any device (float32 is too coarse
     for a step of 1e-6: PyTorch warns, learntorch refuses, to keep the lesson clear)."""
     from ..tensor import Tensor
     inputs = inputs if isinstance(inputs, tuple) else (inputs,)

@@ -4,9 +4,9 @@
 ``nn.modules`` (one file per family) and their function forms in
 ``nn.functional``; ``nn.utils.rnn`` handles ragged sequences.
 """
-from . import functional, utils
+from . import functional, init, utils
 from .modules import *  # noqa: F401,F403
 from .modules import __all__ as _modules_all
 from .parameter import Parameter
 
-__all__ = ["functional", "utils", "Parameter"] + list(_modules_all)
+__all__ = ["functional", "init", "utils", "Parameter"] + list(_modules_all)

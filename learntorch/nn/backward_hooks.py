@@ -14,6 +14,7 @@ These are the chapter-04 tensor/node hooks at work, nothing new in the engine.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable, Optional, Sequence
 
 from ..autograd.function import Function
@@ -113,6 +114,10 @@ class BackwardHook:
                     self.grad_outputs = tuple(new)
                 local = self.grad_outputs
                 if self.input_tensors_index is None:  # no input needs a gradient: call the hooks now
+                    warnings.warn("Full backward hook is firing when gradients are computed with respect to "
+                                  "module outputs since no inputs require gradients. See https://docs.pytorch.org"
+                                  "/docs/main/generated/torch.nn.Module.html#torch.nn.Module."
+                                  "register_full_backward_hook for more details.", stacklevel=5)
                     grad_inputs = self._pack_with_none([], [], self.n_inputs)
                     for user_hook in self.user_hooks:
                         res = user_hook(self.module, grad_inputs, self.grad_outputs)

@@ -1,18 +1,591 @@
-"""``learntorch.nn.functional``: operations used by layers, as plain functions."""
+"""``learntorch.nn.functional``: the maths of the layers and losses, as plain functions.
+
+Every layer of ``nn`` is a thin Module around one of these (``nn.Linear`` calls
+:func:`linear`, ``nn.CrossEntropyLoss`` calls :func:`cross_entropy`).  Where
+PyTorch has one fused kernel with its own backward node (``LogSoftmaxBackward0``,
+``NllLossBackward0``, ``NativeLayerNormBackward0`` …) there is one
+``autograd.Function`` here with a hand-written backward, named the same:
+
+* it is faster (one node instead of a dozen element-wise ones), and
+* it is numerically stable (``log_softmax`` subtracts the row maximum, so
+  ``exp`` never overflows; its gradient is ``softmax - onehot`` up to scaling).
+
+Where PyTorch itself composes smaller operations (``l1_loss``, label smoothing,
+soft-label ``cross_entropy``), so does this file, so ``grad_fn`` names agree.
+
+The backward formulas are written with tensor operations, so that
+``create_graph=True`` can differentiate them again.
+"""
 from __future__ import annotations
 
-from typing import Any, Optional
+import math
+import warnings
+from typing import Any, Optional, Sequence, Union
 
-from ..ops import pointwise
-from ..tensor import Tensor
+import numpy as np
 
-__all__ = ["normalize", "relu", "sigmoid", "tanh", "linear"]
+from .. import dtypes
+from ..autograd import grad_mode
+from ..autograd.function import Function
+from ..backend import to_numpy, transfer
+from ..device import CPU
+from ..ops import linalg, pointwise
+from ..ops.common import binary_operands, check_same_device, infer_size, new_result, sum_to
+from ..ops.shape import UnsafeView
+from ..tensor import Tensor, _wrap_dim
+
+__all__ = [
+    "linear", "relu", "sigmoid", "tanh", "gelu", "softmax", "log_softmax", "dropout", "batch_norm", "layer_norm",
+    "embedding", "one_hot", "normalize", "mse_loss", "l1_loss", "nll_loss", "cross_entropy",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits",
+]
+
+# PyTorch's names of scalar types, as its error messages print them.
+_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
+def _scalar_name(t: Tensor) -> str:
+    return _SCALAR_NAMES.get(t.dtype.name, t.dtype.name)
+
+
+def _sizes(shape: Sequence[int]) -> str:
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def _const(like: Tensor, data: Any) -> Tensor:
+    """A backend array as a tensor on ``like``'s device (a constant in the graph)."""
+    return new_result(data, like)
+
+
+# ============================================================================ reductions of losses
+def _legacy_get_string(size_average: Optional[bool], reduce: Optional[bool], emit_warning: bool = True) -> str:
+    """The old ``size_average`` / ``reduce`` flags as a ``reduction`` string (with PyTorch's warning)."""
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    if emit_warning:
+        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                      stacklevel=3)
+    return ret
+
+
+def _get_reduction(reduction: str, size_average: Optional[bool] = None, reduce: Optional[bool] = None) -> str:
+    """Check ``reduction`` ('none' | 'mean' | 'sum'), translating the deprecated flags."""
+    if size_average is not None or reduce is not None:
+        return _legacy_get_string(size_average, reduce)
+    if reduction == "elementwise_mean":
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+                      stacklevel=3)
+        return "mean"
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce_array(xp: Any, loss: Any, reduction: str) -> Any:
+    if reduction == "none":
+        return loss
+    total = xp.sum(loss)
+    return total / loss.size if reduction == "mean" else total
+
+
+def _scale_grad(grad: Tensor, reduction: str, numel: int) -> Tensor:
+    """The upstream gradient as it reaches each element of an un-reduced loss."""
+    return grad / numel if reduction == "mean" else grad
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "none":
+        return loss
+    return loss.mean() if reduction == "mean" else loss.sum()
+
+
+# ============================================================================ linear
 def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
-    """``input @ weight.T + bias`` — the maths of ``nn.Linear``."""
-    out = input.matmul(weight.t())
-    return out if bias is None else out + bias
+    """``input @ weight.T + bias`` — the maths of ``nn.Linear``.
+
+    A batch of rows (2-D input) with a bias is one fused ``addmm`` (PyTorch's
+    ``AddmmBackward0`` node): one matrix product, the bias added in place.
+    More leading dimensions are folded into the batch and unfolded after."""
+    if weight.ndim != 2:  # F.linear(x, w_1d): a dot product
+        out = input.matmul(weight.t())
+        return out if bias is None else out + bias
+    if input.ndim == 2:
+        return input.mm(weight.t()) if bias is None else linalg.addmm(bias, input, weight.t())
+    if input.ndim == 1:
+        if bias is None:
+            return input.unsqueeze(0).mm(weight.t()).squeeze(0)
+        return linalg.addmm(bias, input.unsqueeze(0), weight.t()).view(weight.shape[0])
+    if input.ndim == 0:
+        raise RuntimeError("both arguments to linear need to be at least 1D, but they are 0D and 2D")
+    lead = tuple(input.shape[:-1])
+    flat = input.reshape(-1, input.shape[-1])
+    if bias is None:
+        out = flat.mm(weight.t())
+        return UnsafeView.apply(out, lead + (weight.shape[0],), False)
+    return linalg.addmm(bias, flat, weight.t()).view(*lead, weight.shape[0])
+
+
+# ============================================================================ activations
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``max(0, x)``; its gradient is 1 where the output is positive, else 0."""
+    return input.relu_() if inplace else pointwise.relu(input)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return pointwise.sigmoid(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    return pointwise.tanh(input)
+
+
+# ---------------------------------------------------------------------------- erf, for GELU
+# W. J. Cody, "Rational Chebyshev approximations for the error function", Math. Comp. 23 (1969):
+# the coefficients of his CALERF routine (also behind many C libraries' erf).  In float64 the
+# maximum error against math.erf is 2.2e-16 (tests/test_nn_layers.py checks it on a dense grid).
+_ERF_A = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02, 3.20937758913846947e03,
+          1.85777706184603153e-1)
+_ERF_B = (2.36012909523441209e01, 2.44024637934444173e02, 1.28261652607737228e03, 2.84423683343917062e03)
+_ERF_C = (5.64188496988670089e-1, 8.88314979438837594e00, 6.61191906371416295e01, 2.98635138197400131e02,
+          8.81952221241769090e02, 1.71204761263407058e03, 2.05107837782607147e03, 1.23033935479799725e03,
+          2.15311535474403846e-8)
+_ERF_D = (1.57449261107098347e01, 1.17693950891312499e02, 5.37181101862009858e02, 1.62138957456669019e03,
+          3.29079923573345963e03, 4.36261909014324716e03, 3.43936767414372164e03, 1.23033935480374942e03)
+_ERF_P = (3.05326634961232344e-1, 3.60344899949804439e-1, 1.25781726111229246e-1, 1.60837851487422766e-2,
+          6.58749161529837803e-4, 1.63153871373020978e-2)
+_ERF_Q = (2.56852019228982242e00, 1.87295284992346725e00, 5.27905102951428412e-1, 6.05183413124413191e-2,
+          2.33520497626869185e-3)
+
+
+def erf_array(xp: Any, x: Any) -> Any:
+    """The error function of a backend array, element-wise (NumPy has none, and SciPy is not
+    a dependency).
+
+    Cody's rational approximations: ``x·P(x²)/Q(x²)`` for ``|x| < 0.47``, and
+    ``1 - exp(-x²)·R(|x|)`` beyond.  float64 arrays use all three of his ranges
+    (error ≤ 2.2e-16); other float arrays are computed in float32 with the two ranges
+    float32 needs (erf rounds to ±1 from |x| ≈ 3.9 on), error ≤ 2e-7 (a few float32 ulps)."""
+    if x.dtype == xp.float64:
+        return _erf64(xp, x)
+    orig = x.dtype
+    x = x if x.dtype == xp.float32 else xp.astype(x, xp.float32)
+    f = np.float32
+    y = xp.abs(x)
+    xs = xp.clip(x, f(-0.5), f(0.5))
+    z = xs * xs
+    num, den = f(_ERF_A[4]) * z, z
+    for i in range(3):
+        num, den = (num + f(_ERF_A[i])) * z, (den + f(_ERF_B[i])) * z
+    small = xs * (num + f(_ERF_A[3])) / (den + f(_ERF_B[3]))
+    yc = xp.clip(y, f(0.46875), f(4.0))
+    num, den = f(_ERF_C[8]) * yc, yc
+    for i in range(7):
+        num, den = (num + f(_ERF_C[i])) * yc, (den + f(_ERF_D[i])) * yc
+    big = f(1.0) - xp.exp(-yc * yc) * ((num + f(_ERF_C[7])) / (den + f(_ERF_D[7])))
+    big = xp.where(y >= f(4.0), f(1.0), big)
+    out = xp.where(y < f(0.46875), small, xp.where(x < 0, -big, big))
+    return out if out.dtype == orig else xp.astype(out, orig)
+
+
+def _erf64(xp: Any, x: Any) -> Any:
+    y = xp.abs(x)
+    xs = xp.clip(x, -0.5, 0.5)
+    z = xs * xs
+    num, den = _ERF_A[4] * z, z
+    for i in range(3):
+        num, den = (num + _ERF_A[i]) * z, (den + _ERF_B[i]) * z
+    small = xs * (num + _ERF_A[3]) / (den + _ERF_B[3])
+    yc = xp.clip(y, 0.46875, 4.0)
+    num, den = _ERF_C[8] * yc, yc
+    for i in range(7):
+        num, den = (num + _ERF_C[i]) * yc, (den + _ERF_D[i]) * yc
+    mid = (num + _ERF_C[7]) / (den + _ERF_D[7])
+    yl = xp.clip(y, 4.0, 27.0)
+    z = 1.0 / (yl * yl)
+    num, den = _ERF_P[5] * z, z
+    for i in range(4):
+        num, den = (num + _ERF_P[i]) * z, (den + _ERF_Q[i]) * z
+    large = (0.56418958354775628695 - z * (num + _ERF_P[4]) / (den + _ERF_Q[4])) / yl
+    r = xp.where(y <= 4.0, mid, large)
+    yy = xp.clip(y, 0.0, 27.0)  # erfc underflows to 0 beyond 27
+    t = xp.trunc(yy * 16.0) / 16.0  # exp(-y²) as exp(-t²)·exp(-(y-t)(y+t)): no rounding error in t²
+    big = 1.0 - xp.exp(-t * t) * xp.exp(-(yy - t) * (yy + t)) * r
+    return xp.where(y < 0.46875, small, xp.where(x < 0, -big, big))
+
+
+_SQRT1_2 = 0.7071067811865476  # 1/√2
+_INV_SQRT_2PI = 0.3989422804014327  # 1/√(2π)
+_GELU_BETA = 0.7978845608028654  # √(2/π)
+_GELU_KAPPA = 0.044715
+
+
+def _gelu_parts(xp: Any, a: Any, approximate: str, order: int) -> Any:
+    """GELU (order 0), its derivative (1) or second derivative (2) of a float array."""
+    if approximate == "none":
+        if order == 0:
+            return a * 0.5 * (1.0 + erf_array(xp, a * _SQRT1_2))
+        pdf = xp.exp(-0.5 * a * a) * _INV_SQRT_2PI
+        if order == 1:
+            return 0.5 * (1.0 + erf_array(xp, a * _SQRT1_2)) + a * pdf
+        return pdf * (2.0 - a * a)
+    inner = _GELU_BETA * (a + _GELU_KAPPA * a * a * a)
+    t = xp.tanh(inner)
+    if order == 0:
+        return 0.5 * a * (1.0 + t)
+    du = _GELU_BETA * (1.0 + 3.0 * _GELU_KAPPA * a * a)
+    if order == 1:
+        return 0.5 * (1.0 + t) + 0.5 * a * (1.0 - t * t) * du
+    d2u = 6.0 * _GELU_BETA * _GELU_KAPPA * a
+    return (1.0 - t * t) * (du + 0.5 * a * (d2u - 2.0 * t * du * du))
+
+
+def _on_float(x: Tensor, fn: Any) -> Any:
+    """Run ``fn(xp, array)`` in float32 for half precision (as PyTorch's kernels do), cast back."""
+    xp = x._backend.xp
+    a = x._data
+    if x._dtype is dtypes.float16:
+        return xp.astype(fn(xp, xp.astype(a, xp.float32)), a.dtype)
+    return fn(xp, a)
+
+
+class Gelu(Function):
+    """``x·Φ(x)``, Φ the standard normal CDF (``approximate='tanh'``: Hendrycks & Gimpel's tanh form)."""
+
+    _backward_name = "GeluBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, approximate: str = "none") -> Tensor:
+        ctx.save_for_backward(x)
+        ctx.approximate = approximate
+        return new_result(_on_float(x, lambda xp, a: _gelu_parts(xp, a, approximate, 0)), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        (x,) = ctx.saved_tensors
+        return grad * GeluDerivative.apply(x, ctx.approximate), None
+
+
+class GeluDerivative(Function):
+    """GELU's derivative as an operation of its own, so that ``create_graph=True`` can
+    differentiate GELU twice."""
+
+    _backward_name = "GeluBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, approximate: str = "none") -> Tensor:
+        ctx.save_for_backward(x)
+        ctx.approximate = approximate
+        return new_result(_on_float(x, lambda xp, a: _gelu_parts(xp, a, approximate, 1)), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        (x,) = ctx.saved_tensors
+        return grad * _const(x, _on_float(x, lambda xp, a: _gelu_parts(xp, a, ctx.approximate, 2))), None
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """Gaussian Error Linear Unit: ``x·Φ(x) = x/2·(1 + erf(x/√2))``; ``approximate='tanh'`` uses
+    ``x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³)))``."""
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"GeluKernelImpl\" not implemented for '{_scalar_name(input)}'")
+    return Gelu.apply(input, approximate)
+
+
+# ---------------------------------------------------------------------------- softmax
+def _along(x: Tensor, dim: int, fn: Any) -> Any:
+    """``fn(xp, array, axis)`` where a 0-d tensor counts as one element along dim 0."""
+    xp = x._backend.xp
+    a = x._data
+    if a.ndim == 0:
+        return xp.reshape(fn(xp, xp.reshape(a, (1,)), 0), ())
+    if a.shape[dim] == 0:
+        return xp.asarray(a, copy=True)
+    return fn(xp, a, dim)
+
+
+def _softmax_array(xp: Any, a: Any, axis: int) -> Any:
+    e = xp.exp(a - xp.max(a, axis=axis, keepdims=True))  # the maximum subtracted: exp never overflows
+    e /= xp.sum(e, axis=axis, keepdims=True)
+    return e
+
+
+def _log_softmax_array(xp: Any, a: Any, axis: int) -> Any:
+    shifted = a - xp.max(a, axis=axis, keepdims=True)
+    shifted -= xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
+    return shifted
+
+
+def _sum_keep(t: Tensor, dim: int) -> Tensor:
+    return t.sum(dim, keepdim=True) if t.ndim else t
+
+
+class Softmax(Function):
+    """``exp(x) / Σ exp(x)`` along ``dim``; backward ``y·(g - Σ g·y)``."""
+
+    _backward_name = "SoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dim: int) -> Tensor:
+        out = new_result(_along(x, dim, _softmax_array), x)
+        ctx.save_for_backward(out)
+        ctx.dim = dim
+        return out
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        (y,) = ctx.saved_tensors
+        return y * (grad - _sum_keep(grad * y, ctx.dim)), None
+
+
+class LogSoftmax(Function):
+    """``x - log Σ exp(x)`` along ``dim``, computed as ``(x - max) - log Σ exp(x - max)``;
+    backward ``g - softmax·Σ g`` (for cross-entropy: softmax minus the one-hot target)."""
+
+    _backward_name = "LogSoftmaxBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dim: int) -> Tensor:
+        out = new_result(_along(x, dim, _log_softmax_array), x)
+        ctx.save_for_backward(out)
+        ctx.dim = dim
+        return out
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        (y,) = ctx.saved_tensors
+        return grad - y.exp() * _sum_keep(grad, ctx.dim), None
+
+
+def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  "as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _softmax_common(fn: type, kernel: str, input: Tensor, dim: Optional[int], stacklevel: int,
+                    dtype: Any) -> Tensor:
+    if dim is None:
+        dim = _get_softmax_dim(kernel, input.ndim, stacklevel + 1)
+    if dtype is not None:
+        input = input.to(dtype)
+    d = _wrap_dim(dim, input.ndim)
+    if not input.is_floating_point():
+        where = "lastdim_" if input.ndim == 0 or d == input.ndim - 1 else ""
+        raise NotImplementedError(f"\"{kernel}_{where}kernel_impl\" not implemented for '{_scalar_name(input)}'")
+    return fn.apply(input, d)
+
+
+def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """Turn scores into probabilities along ``dim``: ``exp(x_i) / Σ_j exp(x_j)``.
+    ``dtype`` casts the input first (e.g. to float64 for more precision)."""
+    return _softmax_common(Softmax, "softmax", input, dim, _stacklevel, dtype)
+
+
+def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """``log(softmax(x))``, computed stably (never ``log`` of an underflowed 0)."""
+    return _softmax_common(LogSoftmax, "log_softmax", input, dim, _stacklevel, dtype)
+
+
+# ============================================================================ dropout
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the survivors by ``1/(1-p)``, so the
+    expected value is unchanged.  Only when ``training``; otherwise ``input`` itself.
+
+    The mask comes from the generator exactly as PyTorch's CPU kernel draws it
+    (``bernoulli_(1 - p)``), so ``manual_seed`` gives the same mask in both."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    if p == 1:
+        zero = Tensor._zeros((), input._dtype, input._device)
+        return input.mul_(zero) if inplace else input * zero
+    if not input.is_floating_point():
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_scalar_name(input)}")
+    from ..random import default_generator
+    mask = default_generator.bernoulli(1 - p, tuple(input.shape), input._dtype._np)
+    noise = mask / (1 - p)  # in the input's dtype, as PyTorch's noise.div_(1 - p)
+    noise = Tensor._make(transfer(noise, CPU, input._device), input._device)
+    return input.mul_(noise) if inplace else input * noise
+
+
+# ============================================================================ normalization
+def _verify_batch_size(size: Sequence[int]) -> None:
+    size_prods = size[0]
+    for s in size[2:]:
+        size_prods *= s
+    if size_prods == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+
+class BatchNorm(Function):
+    """Normalise each channel (dim 1) over the batch (and length) dimensions:
+    ``(x - mean) / √(var + eps) · weight + bias``.  In training mode the batch's
+    mean and biased variance are used, and the running statistics (if given) move
+    towards the batch's mean and *unbiased* variance by ``momentum``."""
+
+    _backward_name = "NativeBatchNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Any = None,
+                running_var: Any = None, training: bool = True, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+        xp = x._backend.xp
+        a = x._data
+        c = a.shape[1]
+        axes = (0,) + tuple(range(2, a.ndim))
+        shape = (1, c) + (1,) * (a.ndim - 2)
+        if training:
+            n = a.size // c
+            mean = xp.mean(a, axis=axes)
+            centred = a - xp.reshape(mean, shape)
+            var = xp.mean(centred * centred, axis=axes)
+            if running_mean is not None:
+                running_mean._data *= 1 - momentum
+                running_mean._data += momentum * xp.astype(mean, running_mean._data.dtype)
+                running_mean._version_counter[0] += 1
+            if running_var is not None:
+                unbiased = var * (n / (n - 1)) if n > 1 else var
+                running_var._data *= 1 - momentum
+                running_var._data += momentum * xp.astype(unbiased, running_var._data.dtype)
+                running_var._version_counter[0] += 1
+        else:
+            mean = xp.astype(running_mean._data, a.dtype, copy=True)
+            var = xp.astype(running_var._data, a.dtype, copy=True)
+            centred = a - xp.reshape(mean, shape)
+        invstd = 1.0 / xp.sqrt(var + eps)
+        out = centred * xp.reshape(invstd, shape)
+        if weight is not None:
+            out *= xp.reshape(weight._data, shape)
+        if bias is not None:
+            out += xp.reshape(bias._data, shape)
+        ctx.save_for_backward(x, weight)
+        ctx.stats = (mean, invstd)
+        ctx.training, ctx.eps, ctx.axes, ctx.shape = training, eps, axes, shape
+        return new_result(out, x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        x, weight = ctx.saved_tensors
+        axes, shape = ctx.axes, ctx.shape
+        n = x.numel() // x.shape[1]
+        if ctx.training and grad_mode.is_grad_enabled():
+            # create_graph: the batch statistics as operations of x, so the second derivative sees them
+            mean = x.mean(axes, keepdim=True)
+            invstd = ((x - mean) ** 2).mean(axes, keepdim=True).add(ctx.eps).rsqrt()
+        else:
+            mean = _const(x, ctx.stats[0]).view(shape)
+            invstd = _const(x, ctx.stats[1]).view(shape)
+        xhat = (x - mean) * invstd
+        g = grad * weight.view(shape) if weight is not None else grad
+        gx = gw = gb = None
+        if ctx.needs_input_grad[0]:
+            if ctx.training:
+                gx = (g - g.sum(axes, keepdim=True) / n - xhat * (g * xhat).sum(axes, keepdim=True) / n) * invstd
+            else:
+                gx = g * invstd
+        if ctx.needs_input_grad[1]:
+            gw = (grad * xhat).sum(axes)
+        if ctx.needs_input_grad[2]:
+            gb = grad.sum(axes)
+        return gx, gw, gb
+
+
+def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
+               weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Batch normalisation over dim 1 of an (N, C) or (N, C, L …) input (see :class:`nn.BatchNorm1d`).
+
+    ``training=True``: normalise with the batch's statistics and update the running
+    ones in place; ``False``: normalise with the running statistics."""
+    if training:
+        _verify_batch_size(input.size())
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if input.ndim < 2:
+        raise RuntimeError(f"batch_norm: expected an input with at least 2 dimensions (N, C, ...), "
+                           f"got {input.ndim}D")
+    c = input.shape[1]
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+    if not training:
+        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+            if t is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"batch_norm\" not implemented for '{_scalar_name(input)}'")
+    return BatchNorm.apply(input, weight, bias, running_mean=running_mean, running_var=running_var,
+                           training=training, momentum=0.0 if momentum is None else momentum, eps=eps)
+
+
+class LayerNorm(Function):
+    """Normalise over the last ``len(normalized_shape)`` dimensions of each sample:
+    ``(x - mean) / √(var + eps) · weight + bias`` (biased variance)."""
+
+    _backward_name = "NativeLayerNormBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], k: int = 1,
+                eps: float = 1e-5) -> Tensor:
+        xp = x._backend.xp
+        a = x._data
+        axes = tuple(range(a.ndim - k, a.ndim))
+        mean = xp.mean(a, axis=axes, keepdims=True)
+        out = a - mean
+        var = xp.mean(out * out, axis=axes, keepdims=True)
+        invstd = 1.0 / xp.sqrt(var + eps)
+        out *= invstd
+        if weight is not None:
+            out *= weight._data
+        if bias is not None:
+            out += bias._data
+        ctx.save_for_backward(x, weight)
+        ctx.stats, ctx.axes, ctx.eps = (mean, invstd), axes, eps
+        return new_result(out, x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        x, weight = ctx.saved_tensors
+        axes = ctx.axes
+        lead = tuple(range(x.ndim - len(axes)))
+        if grad_mode.is_grad_enabled():  # create_graph: statistics as operations of x
+            mean = x.mean(axes, keepdim=True)
+            invstd = ((x - mean) ** 2).mean(axes, keepdim=True).add(ctx.eps).rsqrt()
+        else:
+            mean, invstd = _const(x, ctx.stats[0]), _const(x, ctx.stats[1])
+        xhat = (x - mean) * invstd
+        gx = gw = gb = None
+        if ctx.needs_input_grad[0]:
+            g = grad * weight if weight is not None else grad
+            gx = (g - g.mean(axes, keepdim=True) - xhat * (g * xhat).mean(axes, keepdim=True)) * invstd
+        if ctx.needs_input_grad[1]:
+            gw = (grad * xhat).sum(lead) if lead else grad * xhat
+        if ctx.needs_input_grad[2]:
+            gb = grad.sum(lead) if lead else grad
+        return gx, gw, gb
+
+
+def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,
+               bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
+    """Layer normalisation over the trailing ``normalized_shape`` dimensions (see :class:`nn.LayerNorm`)."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={_sizes(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size{_sizes(input.shape)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{_sizes(t.shape)} and normalized_shape = {_sizes(shape)}")
+    if not input.is_floating_point():
+        raise NotImplementedError(f"\"LayerNormKernelImpl\" not implemented for '{_scalar_name(input)}'")
+    return LayerNorm.apply(input, weight, bias, k=k, eps=eps)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Any = None) -> Tensor:
@@ -23,13 +596,517 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     return input / denom
 
 
-def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    return input.relu_() if inplace else pointwise.relu(input)
+# ============================================================================ embedding
+class Embedding(Function):
+    """Row ``i`` of ``weight`` for each index ``i``: a lookup table.  Backward adds each
+    position's gradient into the row it came from (rows used twice get both)."""
+
+    _backward_name = "EmbeddingBackward0"
+
+    @staticmethod
+    def forward(ctx, weight: Tensor, indices: Any = None, padding_idx: int = -1,
+                scale_grad_by_freq: bool = False) -> Tensor:
+        xp = weight._backend.xp
+        idx = indices._data
+        rows = xp.take(weight._data, xp.reshape(idx, (-1,)), axis=0)
+        ctx.indices, ctx.num_weights = indices, weight.shape[0]
+        ctx.padding_idx, ctx.scale = padding_idx, scale_grad_by_freq
+        return new_result(xp.reshape(rows, tuple(idx.shape) + (weight.shape[1],)), weight)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        return EmbeddingDenseBackward.apply(grad, indices=ctx.indices, num_weights=ctx.num_weights,
+                                            padding_idx=ctx.padding_idx, scale=ctx.scale)
 
 
-def sigmoid(input: Tensor) -> Tensor:
-    return pointwise.sigmoid(input)
+def _index_counts(be: Any, flat: Any, n: int) -> Any:
+    """How often each row index occurs (for ``scale_grad_by_freq``), as a float per position."""
+    xp = be.xp
+    counts = be.scatter_add(xp.zeros((n,), dtype=xp.float64, device=be.native_device), flat,
+                            xp.ones(flat.shape, dtype=xp.float64, device=be.native_device))
+    return xp.take(counts, flat, axis=0)
 
 
-def tanh(input: Tensor) -> Tensor:
-    return pointwise.tanh(input)
+class EmbeddingDenseBackward(Function):
+    """The gradient of the table: ``grad`` rows added at their indices, none into ``padding_idx``."""
+
+    _backward_name = "EmbeddingDenseBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad: Tensor, indices: Any = None, num_weights: int = 0, padding_idx: int = -1,
+                scale: bool = False) -> Tensor:
+        be = grad._backend
+        xp = be.xp
+        dim = grad.shape[-1]
+        flat = xp.reshape(indices._data, (-1,))
+        rows = xp.reshape(grad._data, (-1, dim))
+        if scale:
+            rows = rows / xp.astype(xp.reshape(_index_counts(be, flat, num_weights), (-1, 1)), rows.dtype)
+        out = be.scatter_add(xp.zeros((num_weights, dim), dtype=rows.dtype, device=be.native_device), flat, rows)
+        if padding_idx >= 0:
+            out[padding_idx, :] = 0
+        ctx.indices, ctx.padding_idx, ctx.scale, ctx.num_weights = indices, padding_idx, scale, num_weights
+        return new_result(out, grad)
+
+    @staticmethod
+    def backward(ctx, gg: Tensor) -> tuple:
+        be = gg._backend
+        xp = be.xp
+        out = Embedding.apply(gg, indices=ctx.indices)
+        flat = xp.reshape(ctx.indices._data, (-1,))
+        factor = xp.astype(flat != ctx.padding_idx, gg._data.dtype)
+        if ctx.scale:
+            factor = factor / xp.astype(_index_counts(be, flat, ctx.num_weights), factor.dtype)
+        factor = xp.reshape(factor, tuple(ctx.indices.shape) + (1,))
+        return out * _const(gg, factor)
+
+
+def _embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> None:
+    """Rescale, in place, each looked-up row whose ``norm_type``-norm exceeds ``max_norm``."""
+    xp = weight._backend.xp
+    rows = np.unique(to_numpy(indices._data))
+    if rows.size == 0:
+        return
+    sel = weight._backend.asarray(rows, dtypes.int64)
+    w = xp.take(weight._data, sel, axis=0)
+    norms = xp.sum(xp.abs(w) ** norm_type, axis=1) ** (1.0 / norm_type)
+    scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), xp.ones_like(norms))
+    weight._data[sel, ...] = w * xp.reshape(scale, (-1, 1))
+    weight._version_counter[0] += 1
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None, max_norm: Optional[float] = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Look up rows of ``weight`` (num_embeddings, dim) by the integer ``input``: output shape
+    ``input.shape + (dim,)``.  The ``padding_idx`` row receives no gradient."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.size(0):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if input._dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got torch.{_scalar_name(input)}Tensor instead (while checking arguments "
+                           "for embedding)")
+    if sparse:
+        raise NotImplementedError("learntorch has no sparse tensors: use sparse=False (the gradient is then dense, "
+                                  "with the same values)")
+    check_same_device(weight, input)
+    if input.numel():
+        xp = input._backend.xp
+        if bool(xp.any(input._data < 0)) or bool(xp.any(input._data >= weight.shape[0])):
+            raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _embedding_renorm_(weight, input, max_norm, norm_type)
+    return Embedding.apply(weight, indices=input, padding_idx=padding_idx, scale_grad_by_freq=scale_grad_by_freq)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """Integer class indices as int64 one-hot rows: shape ``tensor.shape + (num_classes,)``."""
+    if tensor._dtype is not dtypes.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    be = tensor._backend
+    xp = be.xp
+    if tensor.numel() == 0:
+        if num_classes == -1:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return Tensor._zeros(tuple(tensor.shape) + (num_classes,), dtypes.int64, tensor._device)
+    if int(xp.min(tensor._data)) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    top = int(xp.max(tensor._data))
+    if num_classes == -1:
+        num_classes = top + 1
+    elif top >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    classes = xp.arange(num_classes, dtype=xp.int64, device=be.native_device)
+    return new_result(xp.astype(xp.expand_dims(tensor._data, axis=-1) == classes, xp.int64), tensor)
+
+
+# ============================================================================ regression losses
+def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    if tuple(input.shape) == tuple(target.shape):
+        return input, target
+    shape = infer_size(tuple(input.shape), tuple(target.shape))
+    return (input if tuple(input.shape) == shape else input.expand(shape),
+            target if tuple(target.shape) == shape else target.expand(shape))
+
+
+def _warn_size(input: Tensor, target: Tensor) -> None:
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", stacklevel=3)
+
+
+def _weighted(errors: Tensor, weight: Tensor, input: Tensor, reduction: str) -> Tensor:
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    errors = errors * weight
+    if reduction == "none":
+        return errors
+    if reduction == "sum":
+        return errors.sum()
+    if reduction == "mean":
+        return errors.sum() / weight.sum()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+class MseLoss(Function):
+    """``(x - y)²``, reduced; backward ``2(x - y)`` (divided by the count for 'mean')."""
+
+    _backward_name = "MseLossBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, y: Tensor, reduction: str = "mean") -> Tensor:
+        a, b, _ = binary_operands(x, y)
+        d = a - b
+        ctx.save_for_backward(x, y)
+        ctx.reduction = reduction
+        return new_result(_reduce_array(x._backend.xp, d * d, reduction), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        x, y = ctx.saved_tensors
+        g = (x - y) * (_scale_grad(grad, ctx.reduction, x.numel()) * 2)
+        gx = g if ctx.needs_input_grad[0] else None
+        gy = -g if ctx.needs_input_grad[1] else None
+        return (None if gx is None else gx.to(x.dtype), None if gy is None else gy.to(y.dtype))
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+             reduction: str = "mean", weight: Optional[Tensor] = None) -> Tensor:
+    """Mean squared error ``mean((input - target)²)`` (or its sum, or element-wise with 'none')."""
+    _warn_size(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    input, target = _broadcast_pair(input, target)
+    if weight is not None:
+        return _weighted((input - target) ** 2, weight, input, reduction)
+    return MseLoss.apply(input, target, reduction=_get_reduction(reduction))
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+            reduction: str = "mean", weight: Optional[Tensor] = None) -> Tensor:
+    """Mean absolute error ``mean(|input - target|)`` (composed of ``sub``, ``abs``, ``mean``, as in PyTorch)."""
+    _warn_size(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    input, target = _broadcast_pair(input, target)
+    if weight is not None:
+        return _weighted((input - target).abs(), weight, input, reduction)
+    return _reduce((input - target).abs(), _get_reduction(reduction))
+
+
+# ============================================================================ classification losses
+class NllLoss(Function):
+    """Negative log likelihood: ``-input[n, target[n]]`` (times the class weight), skipping
+    ``ignore_index``; 'mean' divides by the total weight of the counted targets.
+
+    Backward puts ``-weight / total`` at each target's class and zero elsewhere."""
+
+    _backward_name = "NllLossBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, target: Any = None, weight: Any = None, reduction: str = "mean",
+                ignore_index: int = -100) -> Tensor:
+        be = x._backend
+        xp = be.xp
+        a, t = x._data, target._data
+        if a.ndim == 1:  # one sample without a batch dimension
+            a, t = xp.reshape(a, (1,) + a.shape), xp.reshape(t, (1,))
+        c = a.shape[1]
+        valid = t != ignore_index
+        if t.size:
+            bad = valid & ((t < 0) | (t >= c))
+            if bool(xp.any(bad)):
+                first = to_numpy(t)[to_numpy(bad)][0]
+                raise IndexError(f"Target {first} is out of bounds.")
+        safe = xp.where(valid, xp.astype(t, xp.int64), xp.zeros_like(t, dtype=xp.int64))
+        picked = xp.squeeze(xp.take_along_axis(a, xp.expand_dims(safe, axis=1), axis=1), axis=1)
+        if weight is None:
+            wt = xp.astype(valid, a.dtype)
+        else:
+            wt = xp.reshape(xp.take(weight._data, xp.reshape(safe, (-1,)), axis=0), safe.shape)
+            wt = xp.where(valid, wt, xp.zeros_like(wt))
+        losses = -picked * wt
+        if reduction == "none":
+            out = xp.reshape(losses, tuple(target.shape))
+            total = None
+        else:
+            out = xp.sum(losses)
+            total = xp.sum(wt)
+            if reduction == "mean":
+                out = out / total
+        ctx.reduction, ctx.safe, ctx.wt, ctx.total = reduction, safe, wt, total
+        ctx.input_shape = tuple(x.shape)
+        return new_result(out, x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        be = grad._backend
+        xp = be.xp
+        safe, wt = ctx.safe, ctx.wt
+        scale = -wt
+        if ctx.reduction == "mean":
+            total = float(ctx.total)
+            scale = scale / total if total != 0 else xp.zeros_like(wt)
+        shape2 = (safe.shape[0], ctx.input_shape[-1] if len(ctx.input_shape) == 1 else ctx.input_shape[1]) \
+            + safe.shape[1:]
+        if be.is_numpy:
+            coef = np.zeros(shape2, dtype=wt.dtype)
+            np.put_along_axis(coef, safe[:, None], scale[:, None], axis=1)
+        else:
+            classes = xp.reshape(xp.arange(shape2[1], dtype=xp.int64, device=be.native_device),
+                                 (1, shape2[1]) + (1,) * (len(shape2) - 2))
+            coef = xp.astype(xp.expand_dims(safe, axis=1) == classes, wt.dtype) * xp.expand_dims(scale, axis=1)
+        coef = xp.reshape(coef, ctx.input_shape)
+        if ctx.reduction == "none" and grad.ndim:
+            grad = grad.unsqueeze(1) if len(ctx.input_shape) > 1 else grad
+        return _const(grad, coef) * grad
+
+
+class NllLoss2d(NllLoss):
+    """``nll_loss`` of a per-pixel prediction (N, C, H, W) against targets (N, H, W)."""
+
+    _backward_name = "NllLoss2DBackward0"
+
+
+def _check_target_dtype(target: Tensor) -> None:
+    if target._dtype not in (dtypes.int64, dtypes.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_scalar_name(target)}")
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, size_average: Optional[bool] = None,
+             ignore_index: int = -100, reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
+    """Negative log likelihood of class-index targets, given log-probabilities ``input``
+    (N, C) or (N, C, d1, …): ``-input[n, target[n]]``, averaged over the counted targets."""
+    reduction = _get_reduction(reduction, size_average, reduce)
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim != 1 and input.shape[0] != (target.shape[0] if target.ndim else 1):
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0] if target.ndim else 1}).")
+    kw = dict(weight=weight, reduction=reduction, ignore_index=ignore_index)
+    if input.ndim <= 2:
+        if target.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if not (input.ndim == 1 and target.ndim == 0) and input.shape[0] != target.shape[0]:
+            raise RuntimeError(f"size mismatch (got input: {_sizes(input.shape)}, target: {_sizes(target.shape)})")
+        c = input.shape[-1]
+        if weight is not None and (weight.ndim != 1 or weight.numel() != c):
+            raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
+                               f"weight tensor of shape: {_sizes(weight.shape)}")
+        _check_target_dtype(target)
+        if input.ndim == 1 and target.ndim == 1:  # (C,) with a target of one element
+            target = target.reshape(())
+        return NllLoss.apply(input, target=target, **kw)
+    if input.ndim == 4:
+        if target.ndim != 3:
+            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
+                               f"dimension: {target.ndim}")
+        if weight is not None and weight.numel() != input.shape[1]:
+            raise RuntimeError("weight tensor should be defined either for all or no classes")
+        if tuple(input.shape[2:]) != tuple(target.shape[1:]):
+            raise RuntimeError(f"size mismatch (got input: {_sizes(input.shape)} , target: {_sizes(target.shape)}")
+        _check_target_dtype(target)
+        return NllLoss2d.apply(input, target=target, **kw)
+    # 3-D or more than 4-D: folded to (N, C, 1, -1), as PyTorch's nll_loss_nd does
+    n, c = input.shape[0], input.shape[1]
+    out_size = (n,) + tuple(input.shape[2:])
+    if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(f"Expected target size {_sizes(out_size)}, got {_sizes(target.shape)}")
+    if weight is not None and weight.numel() != c:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    _check_target_dtype(target)
+    x4 = input.reshape(n, c, 1, -1) if input.numel() else input.reshape(n, c, 0, 0)
+    t3 = target.reshape(n, 1, -1) if target.numel() else target.reshape(n, 0, 0)
+    out = NllLoss2d.apply(x4, target=t3, **kw)
+    return out.view(*out_size) if reduction == "none" else out
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
+                  size_average: Optional[bool] = None, ignore_index: int = -100, reduce: Optional[bool] = None,
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    """Cross-entropy between raw scores (logits) ``input`` (N, C, …) and ``target``:
+
+    * class indices (N, …) of dtype int64: ``nll_loss(log_softmax(input, 1), target)``;
+    * class probabilities (same shape as ``input``): ``-Σ_c target·log_softmax(input)``.
+
+    ``label_smoothing=ε`` mixes the target with the uniform distribution:
+    ``(1-ε)·loss + ε·mean over classes of -log_softmax``."""
+    reduction = _get_reduction(reduction, size_average, reduce)
+    class_dim = 0 if input.ndim == 1 else 1
+    if tuple(input.shape) == tuple(target.shape):
+        if not target.is_floating_point():
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                               f"{_scalar_name(target)}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing, class_dim)
+    if label_smoothing > 0.0:
+        if label_smoothing > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
+        return _cross_entropy_smoothed(input, target, weight, reduction, ignore_index, label_smoothing, class_dim)
+    return nll_loss(log_softmax(input, class_dim), target, weight, None, ignore_index, None, reduction)
+
+
+def _class_view(weight: Tensor, ndim: int, class_dim: int) -> Tensor:
+    shape = [1] * ndim
+    shape[class_dim] = weight.shape[0]
+    return weight.view(*shape)
+
+
+def _cross_entropy_smoothed(input: Tensor, target: Tensor, weight: Optional[Tensor], reduction: str,
+                            ignore_index: int, eps: float, class_dim: int) -> Tensor:
+    """PyTorch's ``cross_entropy_loss_label_smoothing``, step for step."""
+    n_classes = input.shape[class_dim]
+    logp = log_softmax(input, class_dim)
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    ignore_mask = target == ignore_index
+    if weight is not None:
+        smooth = -(logp * _class_view(weight, logp.ndim, class_dim)).sum(class_dim)
+    else:
+        smooth = -logp.sum(class_dim)
+    smooth = smooth.masked_fill(ignore_mask, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            ret = smooth.sum() / weight.gather(0, target.masked_select(~ignore_mask).flatten()).sum()
+        else:
+            ret = smooth.sum() / (~ignore_mask).sum()
+    elif reduction == "sum":
+        ret = smooth.sum()
+    else:
+        ret = smooth
+    return (1 - eps) * nll + ret * (eps / n_classes)
+
+
+def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Optional[Tensor], reduction: str,
+                                 eps: float, class_dim: int) -> Tensor:
+    """PyTorch's ``cross_entropy_loss_prob_target``: ``-Σ target·log_softmax(input)``."""
+    n_classes = input.shape[class_dim]
+    if weight is not None and (weight.ndim != 1 or weight.numel() != n_classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {n_classes} classes or "
+                           f"no classes but got weight tensor of shape: {_sizes(weight.shape)}")
+    logp = log_softmax(input, class_dim)
+    if eps > 0.0:
+        if eps > 1.0:
+            raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {eps:g}")
+        target = target * (1 - eps) + eps / n_classes
+    prod = logp * target
+    if weight is not None:
+        prod = prod * _class_view(weight, logp.ndim, class_dim)
+    if reduction == "mean":
+        if input.numel() == 0:
+            return -prod.sum() * float("nan")
+        return -prod.sum() / (input.numel() / n_classes)
+    if reduction == "sum":
+        return -prod.sum()
+    return -prod.sum(class_dim)
+
+
+# ============================================================================ binary losses
+def _log_sigmoid(x: Tensor) -> Tensor:
+    """``log σ(x) = -(max(-x, 0) + log(1 + exp(-|x|)))``, without overflow."""
+    return -((-x).clamp(min=0) + (-x.abs()).exp().log1p())
+
+
+class BinaryCrossEntropyWithLogits(Function):
+    """``-[pos_weight·y·log σ(x) + (1-y)·log(1-σ(x))]`` from the logit ``x``, computed as
+    ``(1-y)·x - (1 + (pos_weight-1)·y)·log σ(x)`` (stable for any ``x``)."""
+
+    _backward_name = "BinaryCrossEntropyWithLogitsBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, y: Tensor, weight: Any = None, pos_weight: Any = None,
+                reduction: str = "mean") -> Tensor:
+        xp = x._backend.xp
+        a, b, _ = binary_operands(x, y)
+        log_sig = -(xp.maximum(-a, 0.0) + xp.log1p(xp.exp(-xp.abs(a))))
+        if pos_weight is not None:
+            loss = (1 - b) * a - ((pos_weight._data - 1) * b + 1) * log_sig
+        else:
+            loss = (1 - b) * a - log_sig
+        if weight is not None:
+            loss = loss * weight._data
+        ctx.save_for_backward(x, y)
+        ctx.weight, ctx.pos_weight, ctx.reduction = weight, pos_weight, reduction
+        return new_result(_reduce_array(xp, loss, reduction), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        x, y = ctx.saved_tensors
+        w, pw = ctx.weight, ctx.pos_weight
+        g = _scale_grad(grad, ctx.reduction, x.numel())
+        if w is not None:
+            g = g * w
+        gx = gy = None
+        if ctx.needs_input_grad[0]:
+            gx = ((pw - 1) * y + 1) * x.sigmoid() - pw * y if pw is not None else x.sigmoid() - y
+            gx = gx * g
+        if ctx.needs_input_grad[1]:
+            gy = _log_sigmoid(-x) - _log_sigmoid(x) * pw if pw is not None else -x
+            gy = gy * g
+        return gx, gy
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
+                                     size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+                                     reduction: str = "mean", pos_weight: Optional[Tensor] = None) -> Tensor:
+    """Binary cross-entropy of the logits ``input`` (no sigmoid layer before it: it is built in,
+    stably).  ``pos_weight`` weighs the positive examples (per class, broadcast)."""
+    reduction = _get_reduction(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    return BinaryCrossEntropyWithLogits.apply(input, target, weight=weight, pos_weight=pos_weight,
+                                              reduction=reduction)
+
+
+class BinaryCrossEntropy(Function):
+    """``-[y·log x + (1-y)·log(1-x)]`` of probabilities ``x``, each log clamped at -100 (as PyTorch)."""
+
+    _backward_name = "BinaryCrossEntropyBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, y: Tensor, weight: Any = None, reduction: str = "mean") -> Tensor:
+        xp = x._backend.xp
+        a, b, _ = binary_operands(x, y)
+        if bool(xp.any(~((a >= 0) & (a <= 1)))):
+            raise RuntimeError("all elements of input should be between 0 and 1")
+        loss = (b - 1) * xp.maximum(xp.log1p(-a), -100.0) - b * xp.maximum(xp.log(a), -100.0)
+        if weight is not None:
+            loss = loss * weight._data
+        ctx.save_for_backward(x, y)
+        ctx.weight, ctx.reduction = weight, reduction
+        return new_result(_reduce_array(xp, loss, reduction), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        x, y = ctx.saved_tensors
+        g = _scale_grad(grad, ctx.reduction, x.numel())
+        if ctx.weight is not None:
+            g = g * ctx.weight
+        gx = (x - y) / ((1 - x) * x).clamp(min=1e-12) * g if ctx.needs_input_grad[0] else None
+        gy = ((1 - x).log() - x.log()) * g if ctx.needs_input_grad[1] else None
+        return gx, gy
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
+                         size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+                         reduction: str = "mean") -> Tensor:
+    """Binary cross-entropy of probabilities ``input`` in [0, 1] (after a sigmoid).  Prefer
+    :func:`binary_cross_entropy_with_logits`, which is stable for large logits."""
+    reduction = _get_reduction(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
+                         f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        shape = infer_size(tuple(target.shape), tuple(weight.shape))
+        weight = weight.expand(shape)
+    return BinaryCrossEntropy.apply(input, target, weight=weight, reduction=reduction)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import warnings
 from typing import Any, Sequence
 
+import numpy as np
+
 from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
@@ -90,7 +92,7 @@ def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                              "are valid indices (got " + type(k).__name__ + ")")
-    if not be.is_numpy and not any(k is Ellipsis for k in out):
+    if not advanced and not be.is_numpy and not any(k is Ellipsis for k in out):
         out.append(Ellipsis)  # the array API (and the strict stand-in) wants every axis named: "..." does
     return tuple(out), advanced
 
@@ -138,6 +140,8 @@ class Index(Function):
     def forward(ctx, x: Tensor, key: tuple = (), advanced: bool = True) -> Tensor:
         ctx.key, ctx.shape, ctx.advanced = key, tuple(x.shape), advanced
         data = _strict_take(x._backend, x._data, key) if advanced else None
+        if data is None and advanced:
+            data = _strict_get(x._backend, x._data, key)  # any other advanced key on the stand-in
         if data is None:
             data = x._data[key]
         if advanced:
@@ -207,8 +211,9 @@ class IndexBackwardFn(Function):
         out = be.xp.zeros(shape, dtype=grad._data.dtype, device=be.native_device)
         if advanced:
             out = _index_add(be, out, key, grad._data)
-        else:
-            out[key] = grad._data
+        else:  # (the array API cannot assign through None: drop it, and the grad's size-1 axes with it)
+            plain = tuple(k for k in key if k is not None)
+            out[plain] = be.xp.reshape(grad._data, out[plain].shape) if len(plain) != len(key) else grad._data
         return new_result(out, grad)
 
     @staticmethod
@@ -220,16 +225,60 @@ def _index_add(be: Any, out: Any, key: tuple, values: Any) -> Any:
     """``out[key] += values`` with repeated indices adding up."""
     if be.is_numpy or be.name == "cupy":
         return be.scatter_add(out, key, values)
-    # The array API has no scatter-add.  Index an array of flat positions with the same key,
-    # then add the values in at those positions with a one-hot matrix product (any key).
-    xp, dev = be.xp, be.native_device
+    # The array API has no scatter-add: add the values in at their flat positions with a
+    # one-hot matrix product (repeated positions add up).
+    xp = be.xp
+    pos = _host_positions(out.shape, key)
+    onehot = be.asarray(pos.reshape(-1, 1) == np.arange(out.size if isinstance(out.size, int) else pos.size))
+    flat = xp.reshape(xp.broadcast_to(values, pos.shape), (1, -1))
+    return out + xp.reshape(flat @ xp.astype(onehot, out.dtype), out.shape)
+
+
+def _is_advanced(key: tuple) -> bool:
+    return any(not (k is None or k is Ellipsis or isinstance(k, (int, slice))) for k in key)
+
+
+def _host_positions(shape: tuple, key: tuple) -> np.ndarray:
+    """The flat positions that ``key`` picks from an array of ``shape``, laid out by NumPy's
+    indexing rules (which CuPy shares).  Worked out on the host from the shape and the index
+    arrays alone, never the data: the stand-in's array-API indexing cannot mix index arrays
+    with slices or masks with other indices, and has no scatter."""
+    from ..backend import to_numpy
+    host_key = tuple(to_numpy(k) if hasattr(k, "shape") and hasattr(k, "dtype") else k for k in key)
     n = 1
-    for s in out.shape:
+    for s in shape:
         n *= s
-    picked = xp.reshape(xp.arange(n, dtype=xp.int64, device=dev), out.shape)[key]
-    onehot = xp.astype(xp.reshape(picked, (-1, 1)) == xp.arange(n, dtype=xp.int64, device=dev), out.dtype)
-    flat = xp.reshape(xp.broadcast_to(values, picked.shape), (1, -1))
-    return out + xp.reshape(flat @ onehot, out.shape)
+    return np.arange(n, dtype=np.int64).reshape(shape)[host_key]
+
+
+def _strict_get(be: Any, data: Any, key: tuple) -> Any:
+    """``data[key]`` for an advanced key on the stand-in: ``take`` at the flat positions."""
+    if be.name != "strict":
+        return None
+    pos = _host_positions(data.shape, key)
+    flat = be.xp.take(be.xp.reshape(data, (-1,)), be.asarray(pos.reshape(-1)), axis=0)
+    return be.xp.reshape(flat, pos.shape)
+
+
+def _strict_put(be: Any, data: Any, key: tuple, values: Any) -> bool:
+    """``data[key] = values`` in place for an advanced key on the stand-in (False elsewhere).
+    Where a position repeats, the last value wins, as in NumPy."""
+    if be.name != "strict" or not _is_advanced(key):
+        return False
+    xp = be.xp
+    pos = _host_positions(data.shape, key)
+    flat_pos = pos.reshape(-1)
+    last = np.zeros((flat_pos.size, data.size if isinstance(data.size, int) else flat_pos.size), dtype=bool)
+    for i, p in enumerate(flat_pos):
+        last[:, p] = False
+        last[i, p] = True
+    vals = xp.asarray(values, dtype=data.dtype, device=be.native_device) if not hasattr(values, "shape") else values
+    vals = xp.reshape(xp.broadcast_to(vals, pos.shape), (-1, 1))
+    numeric = xp.astype(vals, xp.float64 if data.dtype == xp.bool else data.dtype)
+    spread = xp.sum(numeric * xp.astype(be.asarray(last), numeric.dtype), axis=0)
+    hit = be.asarray(last.any(axis=0))
+    data[...] = xp.reshape(xp.where(hit, xp.astype(spread, data.dtype), xp.reshape(data, (-1,))), data.shape)
+    return True
 
 
 def _ints_first(key: Any) -> Any:
@@ -294,10 +343,12 @@ class IndexPut(Function):
         if isinstance(value, Tensor) and value._dtype is not x._dtype:
             data = x._backend.xp.astype(data, x._backend.dtype(x._dtype))
         try:
-            x._data[key] = data
+            if not _strict_put(x._backend, x._data, key, data):
+                x._data[key] = data
         except ValueError:  # the value does not broadcast to the selection: PyTorch's RuntimeError
             from .shape import expand
-            expand(value, tuple(x._data[key].shape))
+            target = _host_positions(x._data.shape, key) if _is_advanced(key) else x._data[key]
+            expand(value, tuple(target.shape))
             raise
         except IndexError as exc:  # an advanced index out of range: PyTorch says "dimension"
             raise IndexError(str(exc).replace("axis", "dimension")) from None
@@ -310,7 +361,8 @@ class IndexPut(Function):
     def backward(ctx, grad: Tensor) -> tuple:
         from .common import sum_to
         keep = grad.clone()
-        keep._data[ctx.key] = 0
+        if not _strict_put(keep._backend, keep._data, ctx.key, 0):
+            keep._data[ctx.key] = 0
         gv = None
         if ctx.value_shape is not None and ctx.needs_input_grad[1]:
             # ctx.key is already the backend's key (arrays, not tensors): index with it directly

@@ -11,7 +11,7 @@ from ..autograd.function import Function
 from ..tensor import Tensor
 from .common import binary_operands, check_same_device, new_result, sum_to
 
-__all__ = ["matmul", "mm", "bmm", "dot", "mv", "outer"]
+__all__ = ["matmul", "mm", "bmm", "dot", "mv", "outer", "addmm"]
 
 
 def _product(a: Tensor, b: Tensor) -> object:
@@ -179,3 +179,75 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     return input.unsqueeze(1) * vec2.unsqueeze(0)
+
+
+class Addmm(Function):
+    """``input + mat1 @ mat2`` in one step: ``nn.Linear``'s ``bias + x @ Wᵀ``.
+
+    The product's fresh array receives the (broadcast) ``input`` in place, so the
+    layer costs one matrix product and one addition pass, no extra copy."""
+
+    _backward_name = "AddmmBackward0"
+
+    @staticmethod
+    def forward(ctx, input: Tensor, mat1: Tensor, mat2: Tensor) -> Tensor:
+        ctx.save_for_backward(mat2 if ctx.needs_input_grad[1] else None, mat1 if ctx.needs_input_grad[2] else None)
+        ctx.input_shape = tuple(input.shape)
+        ctx.mat2_transposed = ctx.needs_input_grad[2] and _is_transposed(mat2)
+        out = _product(mat1, mat2)
+        out += input._data
+        return new_result(out, mat1)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        mat2, mat1 = ctx.saved_tensors
+        g_in = None
+        if ctx.needs_input_grad[0]:
+            shape = ctx.input_shape
+            g_in = grad.sum(0) if len(shape) == 1 and shape[0] == grad.shape[1] else sum_to(grad, shape)
+        g1 = grad.mm(mat2.t()) if ctx.needs_input_grad[1] else None
+        g2 = _mat2_grad(mat1, grad, ctx.mat2_transposed) if ctx.needs_input_grad[2] else None
+        return g_in, g1, g2
+
+
+def _is_transposed(t: Tensor) -> bool:
+    """A column-major matrix, typically ``W.t()`` of a row-major ``W``."""
+    strides = t.stride()
+    return t.ndim == 2 and t.shape[0] > 1 and t.shape[1] > 1 and strides[0] == 1 and strides[1] == t.shape[0]
+
+
+def _mat2_grad(mat1: Tensor, grad: Tensor, transposed: bool) -> Tensor:
+    """``mat1ᵀ @ grad``, laid out like ``mat2`` (PyTorch's ``mm_mat2_backward``): when ``mat2`` is
+    ``W.t()``, compute ``(gradᵀ @ mat1)ᵀ`` so that ``W.grad`` comes out row-major like ``W``;
+    element-wise updates of ``W`` by a column-major gradient would be several times slower."""
+    return grad.t().mm(mat1).t() if transposed else mat1.t().mm(grad)
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)`` (``input`` broadcast to the product's shape)."""
+    if mat1.ndim != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor")
+    if mat2.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
+    check_same_device(input, mat1, mat2)
+    n, k = mat1.shape
+    k2, m = mat2.shape
+    if k != k2:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{m})")
+    if mat1._dtype is not mat2._dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_short(mat1)} and {_short(mat2)}")
+    if input._dtype is not mat2._dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_short(input)} and {_short(mat2)}")
+    shape = tuple(input.shape)
+    if len(shape) > 2:
+        raise RuntimeError(f"expand(torch.{_short(input)}Tensor{{[{', '.join(map(str, shape))}]}}, size=[{n}, {m}]): "
+                           f"the number of sizes provided (2) must be greater or equal to the number of dimensions "
+                           f"in the tensor ({len(shape)})")
+    for dim, (s, t) in reversed(list(enumerate(zip((1,) * (2 - len(shape)) + shape, (n, m))))):
+        if s not in (1, t):
+            raise RuntimeError(f"The expanded size of the tensor ({t}) must match the existing size ({s}) at "
+                               f"non-singleton dimension {dim}.  Target sizes: [{n}, {m}].  "
+                               f"Tensor sizes: [{', '.join(map(str, shape))}]")
+    if beta != 1 or alpha != 1:  # the general form, composed (rare)
+        return mm(mat1, mat2) * alpha + input * beta
+    return Addmm.apply(input, mat1, mat2)

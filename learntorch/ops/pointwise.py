@@ -409,6 +409,9 @@ Exp2 = _unary("Exp2", "Exp2Backward0", lambda xp, a: xp.pow(2.0, a) if hasattr(x
 Abs = _unary("Abs", "AbsBackward0", lambda xp, a: xp.abs(a), lambda x: x.sign(), "input")
 Relu = _unary("Relu", "ReluBackward0", lambda xp, a: xp.where(a > 0, a, xp.zeros_like(a)),
               lambda y: (y > 0).to(y.dtype), "result")
+# PyTorch's threshold_backward *selects*: where the input was <= 0 the gradient is +0, never the -0
+# that ``grad * 0`` gives for a negative grad (it would print as ``-0.``).
+Relu.backward = staticmethod(lambda ctx, grad: where(ctx.saved_tensors[0] > 0, grad, 0.0))
 
 
 class Neg(Function):
@@ -612,7 +615,9 @@ def logical(op: str, input: Tensor, other: Any) -> Tensor:
 
 
 def logical_not(input: Tensor) -> Tensor:
-    return _nondiff(input, input._backend.xp.logical_not(input._data))
+    xp = input._backend.xp  # (the array API's logical_not takes bools only: test for non-zero first)
+    data = input._data if input._dtype is dtypes.bool else input._data != 0
+    return _nondiff(input, xp.logical_not(data))
 
 
 def bitwise_not(input: Tensor) -> Tensor:

@@ -62,7 +62,8 @@ class Sum(Function):
         axes = wrap_dims(dim, x.ndim)
         dt = _sum_dtype(x, dtype)
         be = x._backend
-        data = be.xp.sum(x._data, axis=axes, keepdims=keepdim, dtype=be.dtype(dt))
+        src = be.xp.astype(x._data, be.dtype(dt)) if x._dtype is dtypes.bool else x._data  # (the array API
+        data = be.xp.sum(src, axis=axes, keepdims=keepdim, dtype=be.dtype(dt))             # sums numbers only)
         ctx.args = (tuple(x.shape), axes, keepdim)
         return new_result(data, x)
 

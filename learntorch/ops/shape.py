@@ -54,16 +54,14 @@ class View(Function):
         shape = _infer_shape(shape, x.numel())
         ctx.input_shape = tuple(x.shape)
         xp = x._backend.xp
-        if x._backend.is_numpy:
-            try:
-                return x._view_of(xp.reshape(x._data, shape, copy=False))
-            except ValueError:
-                if must_view:
-                    raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
-                                       "least one dimension spans across two contiguous subspaces). Use "
-                                       ".reshape(...) instead.") from None
-                return new_result(xp.reshape(x._data, shape), x)
-        return x._view_of(xp.reshape(x._data, shape))
+        try:
+            return x._view_of(xp.reshape(x._data, shape, copy=False))
+        except (ValueError, AttributeError):  # (NumPy raises ValueError; CuPy and the stand-in AttributeError)
+            if must_view:
+                raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                                   "least one dimension spans across two contiguous subspaces). Use "
+                                   ".reshape(...) instead.") from None
+            return new_result(xp.reshape(x._data, shape), x)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
@@ -501,4 +499,7 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
     if out._backend.is_numpy:
         import numpy as np
         out._data = np.ascontiguousarray(out._data)
+    else:  # flattening copies in row-major order: the portable way to a contiguous array
+        xp = out._backend.xp
+        out._data = xp.reshape(xp.reshape(out._data, (-1,)), out._data.shape)
     return out

@@ -1,11 +1,13 @@
 """Activation layers: thin Modules around ``nn.functional``."""
 from __future__ import annotations
 
+from typing import Optional
+
 from ...tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["ReLU", "Sigmoid", "Tanh"]
+__all__ = ["ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax"]
 
 
 class ReLU(Module):
@@ -30,3 +32,55 @@ class Sigmoid(Module):
 class Tanh(Module):
     def forward(self, input: Tensor) -> Tensor:
         return F.tanh(input)
+
+
+class GELU(Module):
+    """``x·Φ(x)`` (Φ the standard normal CDF); ``approximate='tanh'`` for the tanh formula."""
+
+    def __init__(self, approximate: str = "none") -> None:
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
+
+class Softmax(Module):
+    """Probabilities along ``dim``: ``exp(x_i) / Σ_j exp(x_j)`` (each slice sums to 1)."""
+
+    def __init__(self, dim: Optional[int] = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(state)
+        if not hasattr(self, "dim"):
+            self.dim = None
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmax(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Module):
+    """``log(softmax(x))`` along ``dim``, computed stably (pair it with ``NLLLoss``)."""
+
+    def __init__(self, dim: Optional[int] = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(state)
+        if not hasattr(self, "dim"):
+            self.dim = None
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.log_softmax(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, Iterable, Iterator, Mapping, Optional, Union
 
-from .module import Module
+from .module import Module, _addindent
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict"]
 
@@ -65,12 +65,26 @@ class Sequential(Module):
         self.add_module(str(len(self)), module)
         return self
 
+    def __add__(self, other: "Sequential") -> "Sequential":
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+        return Sequential(*self, *other)
+
+    def __iadd__(self, other: "Sequential") -> "Sequential":
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+        return self.extend(list(other))
+
     def extend(self, modules: Iterable[Module]) -> "Sequential":
         for module in modules:
             self.append(module)
         return self
 
     def insert(self, index: int, module: Module) -> "Sequential":
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        if not -len(self) <= index <= len(self):
+            raise IndexError(f"Index out of range: {index}")
         items = list(self._modules.values())
         items.insert(index, module)
         self._modules.clear()
@@ -106,9 +120,9 @@ class ModuleList(Module):
     def __setitem__(self, idx: int, module: Module) -> None:
         self._modules[str(_index(idx, len(self), "ModuleList"))] = module
 
-    def __delitem__(self, idx: int) -> None:
+    def __delitem__(self, idx: Union[int, slice]) -> None:
         items = list(self._modules.values())
-        del items[idx]
+        del items[idx if isinstance(idx, slice) else _index(idx, len(self), "ModuleList")]
         self._modules.clear()
         for i, m in enumerate(items):
             self._modules[str(i)] = m
@@ -118,9 +132,38 @@ class ModuleList(Module):
         return self
 
     def extend(self, modules: Iterable[Module]) -> "ModuleList":
+        if not hasattr(modules, "__iter__"):
+            raise TypeError(f"ModuleList.extend should be called with an iterable, but got {type(modules).__name__}")
         for module in modules:
             self.append(module)
         return self
+
+    def __iadd__(self, modules: Iterable[Module]) -> "ModuleList":
+        return self.extend(modules)
+
+    def __add__(self, other: Iterable[Module]) -> "ModuleList":
+        return ModuleList(list(self) + list(other))
+
+    def pop(self, key: Union[int, slice]) -> Module:
+        module = self[key]
+        del self[key]
+        return module
+
+    def __repr__(self) -> str:
+        """Like Module's repr, but runs of identical layers are shown once: ``(0-2): 3 x Linear(...)``."""
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return self._get_name() + "()"
+        lines, start = [], 0
+        for i in range(1, len(reprs) + 1):
+            if i < len(reprs) and reprs[i] == reprs[start]:
+                continue
+            end = i - 1  # reprs[start..end] are identical
+            label = f"({start})" if end == start else f"({start}-{end}): {end - start + 1} x"
+            sep = ": " if end == start else " "
+            lines.append(_addindent(label + sep + reprs[start], 2))
+            start = i
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def insert(self, index: int, module: Module) -> None:
         items = list(self._modules.values())

@@ -5,8 +5,8 @@ import math
 from typing import Any
 
 from ... import creation
-from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
+from .. import init
 from ..parameter import Parameter
 from .module import Module
 
@@ -32,11 +32,13 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
-        with no_grad():  # initialising is not part of any graph
-            self.weight.uniform_(-bound, bound)
-            if self.bias is not None:
-                self.bias.uniform_(-bound, bound)
+        # kaiming_uniform_ with a=√5 gives U(-1/√in, 1/√in); computed exactly as PyTorch does,
+        # so the same seed gives the same bits.
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
         from ..functional import linear

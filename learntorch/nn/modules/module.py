@@ -27,7 +27,22 @@ from ..parameter import Parameter
 
 __all__ = ["Module"]
 
-_IncompatibleKeys = namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns; prints ``<All keys matched successfully>`` when both are empty."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+def _typename(value: Any) -> str:
+    """``torch.typename``: ``'torch.FloatTensor'`` for a tensor, the class name otherwise."""
+    return value.type() if isinstance(value, Tensor) else type(value).__name__
 
 
 def _addindent(text: str, spaces: int) -> str:
@@ -44,9 +59,12 @@ class Module:
     _version = 1
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if args or kwargs:
-            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected argument; Module.__init__ "
-                            "takes no arguments")
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword argument "
+                            f"'{next(iter(kwargs))}'")
+        if args:
+            raise TypeError(f"{type(self).__name__}.__init__() takes 1 positional argument but {len(args) + 1} "
+                            "were given")
         sset = object.__setattr__
         sset(self, "training", True)
         sset(self, "_parameters", OrderedDict())
@@ -75,7 +93,7 @@ class Module:
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
                                 "(torch.nn.Parameter or None expected)")
             self.register_parameter(name, value)
         elif isinstance(value, Module):
@@ -85,13 +103,13 @@ class Module:
             self._modules[name] = value
         elif self.__dict__.get("_modules") is not None and name in self._modules:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
+                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
             self._modules[name] = value
         elif self.__dict__.get("_buffers") is not None and name in self._buffers:
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
-                                "(torch.Tensor or None expected)")
+                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                                "(torch.nn.Buffer, torch.Tensor or None expected)")
             self._buffers[name] = value
         else:
             object.__setattr__(self, name, value)
@@ -125,7 +143,7 @@ class Module:
         if not isinstance(name, str):
             raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
         if "." in name:
-            raise KeyError(f'{kind} name can\'t contain "."')
+            raise KeyError(f'{kind} name can\'t contain "."' + (f", got: {name}" if kind == "module" else ""))
         if name == "":
             raise KeyError(f'{kind} name can\'t be empty string ""')
 
@@ -135,7 +153,7 @@ class Module:
         if hasattr(self, name) and name not in self._parameters:
             raise KeyError(f"attribute '{name}' already exists")
         if param is not None and not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
                             "(torch.nn.Parameter or None required)")
         if param is not None and param.grad_fn is not None:
             raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
@@ -149,7 +167,7 @@ class Module:
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
         self._buffers[name] = tensor
         if persistent:
@@ -171,17 +189,21 @@ class Module:
     def get_submodule(self, target: str) -> "Module":
         mod = self
         for item in target.split(".") if target else []:
-            if not hasattr(mod, item) or not isinstance(getattr(mod, item), Module):
-                raise AttributeError(f"{type(mod).__name__} has no attribute `{item}`")
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
             mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
 
     def get_parameter(self, target: str) -> Parameter:
         path, _, name = target.rpartition(".")
         mod = self.get_submodule(path)
-        if name not in mod._parameters:
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        if not isinstance(getattr(mod, name), Parameter):
             raise AttributeError(f"`{name}` is not an nn.Parameter")
-        return mod._parameters[name]
+        return getattr(mod, name)
 
     # ------------------------------------------------------------------ iteration
     def named_modules(self, memo: Optional[set] = None, prefix: str = "",
@@ -291,9 +313,9 @@ class Module:
                 new = fn(param.detach())
                 if new is not param:
                     param._data, param._device, param._dtype = new._data, new._device, new._dtype
-                if param._grad is not None:
+                if param._grad is not None:  # the same .grad object, with the new data (as PyTorch)
                     g = fn(param._grad)
-                    param._grad = g
+                    param._grad._data, param._grad._device, param._grad._dtype = g._data, g._device, g._dtype
             for name, buf in module._buffers.items():
                 if buf is not None:
                     module._buffers[name] = fn(buf)
@@ -305,8 +327,8 @@ class Module:
         from ... import dtypes
         probe = Tensor._zeros((), dtypes.get_default_dtype(), as_device("cpu"))
         dev, dt, _ = _parse_to(probe, args, dict(kwargs))
-        dt_given = any(isinstance(a, dtypes.dtype) for a in args) or kwargs.get("dtype") is not None
-        dev_given = dev != probe.device or any(isinstance(a, (str, int)) or type(a).__name__ == "device"
+        dt_given = any(isinstance(a, (dtypes.dtype, Tensor)) for a in args) or kwargs.get("dtype") is not None
+        dev_given = dev != probe.device or any(isinstance(a, (str, int, Tensor)) or type(a).__name__ == "device"
                                                for a in args) or kwargs.get("device") is not None
 
         def convert(t: Tensor) -> Tensor:
@@ -350,27 +372,53 @@ class Module:
         return destination
 
     def load_state_dict(self, state_dict: dict, strict: bool = True, assign: bool = False) -> Any:
-        """Copy values from ``state_dict`` into this module's parameters and buffers.
+        """Copy values from ``state_dict`` into this module's parameters and buffers (in place:
+        the Parameter objects stay the same, so an optimizer built earlier still holds them).
 
-        With ``strict`` (the default) the keys must match exactly; shapes must
-        always match.  All problems are collected and reported together, and
-        nothing is copied unless everything fits."""
+        As in PyTorch, each module takes the keys under its prefix; every entry
+        that fits is copied, and all problems are reported together afterwards:
+        shape mismatches always, missing and unexpected keys when ``strict``
+        (the default).  The result lists the missing and unexpected keys."""
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
-        for key, target in own.items():
-            if key not in state_dict:
-                continue
-            value = state_dict[key]
-            if not isinstance(value, Tensor):
-                errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
-                              f"object from checkpoint but received {type(value)}")
-            elif tuple(value.shape) != tuple(target.shape):
-                errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
-                              f"the shape in current model is {target.shape}.")
+        missing: list = []
+        unexpected: list = []
+        errors: list = []
+        from ...autograd.grad_mode import no_grad
+
+        def load(module: "Module", local: dict, prefix: str) -> None:
+            persistent = {k: v for k, v in module._buffers.items() if k not in module._non_persistent_buffers_set}
+            own = {k: v for k, v in list(module._parameters.items()) + list(persistent.items()) if v is not None}
+            for name, target in own.items():
+                key = prefix + name
+                if key not in local:
+                    missing.append(key)
+                    continue
+                value = local[key]
+                if not isinstance(value, Tensor):
+                    errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
+                                  f"Tensor-like object from checkpoint but received {type(value)}")
+                elif tuple(value.shape) != tuple(target.shape):
+                    errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} from "
+                                  f"checkpoint, the shape in current model is {target.shape}.")
+                elif assign:  # take the checkpoint's tensor itself instead of copying into ours
+                    if isinstance(target, Parameter):
+                        value = value.requires_grad_(target.requires_grad) if isinstance(value, Parameter) \
+                            else Parameter(value, target.requires_grad)
+                    setattr(module, name, value)
+                else:
+                    with no_grad():
+                        target.copy_(value)
+            for key in local:  # keys under this prefix that name neither an entry nor a child
+                first, *rest = key[len(prefix):].split(".", 1)
+                if (rest and first not in module._modules) or (not rest and first not in own):
+                    unexpected.append(key)
+            for name, child in module._modules.items():
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in local.items() if k.startswith(child_prefix)}, child_prefix)
+
+        load(self, dict(state_dict), "")
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
@@ -378,11 +426,6 @@ class Module:
                 errors.insert(0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
-        from ...autograd.grad_mode import no_grad
-        with no_grad():
-            for key, target in own.items():
-                if key in state_dict:
-                    target.copy_(state_dict[key])
         return _IncompatibleKeys(missing, unexpected)
 
     # ------------------------------------------------------------------ hooks
@@ -427,11 +470,8 @@ class Module:
 
     def register_backward_hook(self, hook: Callable) -> RemovableHandle:
         """Deprecated: sees only the last operation of forward, so ``grad_input`` may be
-        the wrong thing.  Use :meth:`register_full_backward_hook`."""
-        warnings.warn("register_backward_hook is deprecated and will be removed in future versions: it only "
-                      "sees the last operation of forward(), so grad_input may not be the gradient of the "
-                      "module's inputs. Use register_full_backward_hook to get the documented behavior.",
-                      FutureWarning, stacklevel=2)
+        the wrong thing.  Use :meth:`register_full_backward_hook`.  As in PyTorch, the
+        FutureWarning comes when the module is called and forward has several nodes."""
         if self._backward_hooks:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single "
                                "Module. Please use only one of them.")
@@ -484,7 +524,35 @@ class Module:
             if var.grad_fn is not None:
                 for hook in self._non_full_backward_hooks.values():
                     var.grad_fn.register_hook(lambda gi, go, hook=hook: hook(self, gi, go))
+                self._maybe_warn_non_full_backward_hook(args, output, var.grad_fn)
         return output
+
+    @staticmethod
+    def _maybe_warn_non_full_backward_hook(inputs: tuple, result: Any, grad_fn: Any) -> None:
+        """PyTorch's FutureWarning when a non-full hook cannot see the module's real gradients."""
+        tail = " is deprecated and will be removed in future versions. This hook will be missing some"
+        use_full = " Please use register_full_backward_hook to get the documented behavior."
+        results = (result,) if isinstance(result, Tensor) else result
+        if not (isinstance(results, tuple) and all(isinstance(r, Tensor) for r in results)):
+            message = ("Using non-full backward hooks on a Module that does not return a single Tensor or a "
+                       "tuple of Tensors" + tail + " of the grad_output." + use_full)
+        elif not all(isinstance(i, Tensor) for i in inputs):
+            message = ("Using non-full backward hooks on a Module that does not take as input a single Tensor "
+                       "or a tuple of Tensors" + tail + " of the grad_input." + use_full)
+        else:
+            out_fns = {r.grad_fn for r in results if r.grad_fn is not None}
+            if not out_fns or (len(out_fns) == 1 and grad_fn not in out_fns):
+                message = "Using a non-full backward hook when outputs are nested in python data structure" \
+                          + tail + " grad_output."
+            elif len(out_fns) > 1:
+                message = ("Using a non-full backward hook when outputs are generated by different autograd "
+                           "Nodes" + tail + " grad_output." + use_full)
+            elif {i.grad_fn for i in inputs if i.grad_fn is not None} != {n for n, _ in grad_fn.next_functions}:
+                message = ("Using a non-full backward hook when the forward contains multiple autograd Nodes"
+                           + tail + " grad_input." + use_full)
+            else:
+                return
+        warnings.warn(message, FutureWarning, stacklevel=4)  # points at the line that called the module
 
     # ------------------------------------------------------------------ printing
     def extra_repr(self) -> str:

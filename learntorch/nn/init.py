@@ -1,0 +1,150 @@
+"""``nn.init``: fill a layer's weights with starting values, in place.
+
+Each function draws from the same generator, in the same order, as PyTorch's
+``torch.nn.init``, so after ``manual_seed(s)`` both produce the same numbers:
+the uniform initialisers call ``tensor.uniform_(-bound, bound)`` and the normal
+ones ``tensor.normal_(0, std)``.  All of them run under ``no_grad`` (filling a
+weight is not an operation anyone differentiates) and return the tensor.
+
+Which spread?  Keep the variance of the activations about constant from
+layer to layer:
+
+* Xavier/Glorot (for tanh/sigmoid nets): ``std = gain·√(2 / (fan_in + fan_out))``;
+* Kaiming/He (for ReLU nets): ``std = gain / √fan``, ``gain = √2`` for ReLU.
+
+A uniform U(-b, b) has standard deviation ``b/√3``, hence ``bound = √3·std``.
+``nn.Linear`` uses ``kaiming_uniform_(w, a=√5)``, whose bound works out to
+``1/√fan_in``.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any, Optional
+
+from ..autograd.grad_mode import no_grad
+from ..tensor import Tensor
+
+__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "eye_", "xavier_uniform_",
+           "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+
+
+def calculate_gain(nonlinearity: str, param: Optional[float] = None) -> float:
+    """The recommended scale for weights feeding ``nonlinearity``: 1 for linear/sigmoid, 5/3 for
+    tanh, √2 for relu, √(2/(1 + slope²)) for leaky_relu, 3/4 for selu."""
+    linear_fns = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                  "conv_transpose3d"]
+    if nonlinearity in linear_fns or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            negative_slope = 0.01
+        elif not isinstance(param, bool) and isinstance(param, int) or isinstance(param, float):
+            negative_slope = param  # True/False are ints too, hence the check above
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + negative_slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
+    """Fill with U(a, b)."""
+    with no_grad():
+        return tensor.uniform_(a, b, generator=generator)
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
+    """Fill with N(mean, std²)."""
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
+
+
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    """Fill with ``val``."""
+    with no_grad():
+        return tensor.fill_(val)
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    return constant_(tensor, 1.0)
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    with no_grad():
+        return tensor.zero_()
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    """The identity matrix (for a 2-D tensor; rectangular ones get ones on the main diagonal)."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    from ..creation import eye
+    with no_grad():
+        return tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype))
+
+
+def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
+    """How many inputs feed each output (fan_in = size(1)·receptive field) and how many outputs
+    each input feeds (fan_out = size(0)·receptive field)."""
+    if tensor.dim() < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+    receptive_field_size = 1
+    for s in tensor.shape[2:]:
+        receptive_field_size *= s
+    return tensor.size(1) * receptive_field_size, tensor.size(0) * receptive_field_size
+
+
+def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
+    mode = mode.lower()
+    valid_modes = ["fan_in", "fan_out"]
+    if mode not in valid_modes:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """U(-a, a) with ``a = gain·√(6 / (fan_in + fan_out))`` (Glorot & Bengio, 2010)."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std
+    return uniform_(tensor, -a, a, generator)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """N(0, std²) with ``std = gain·√(2 / (fan_in + fan_out))``."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
+                     generator: Any = None) -> Tensor:
+    """U(-bound, bound) with ``bound = gain·√(3 / fan)`` (He et al., 2015); ``a`` is the negative
+    slope of a following leaky ReLU."""
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    std = gain / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
+                    generator: Any = None) -> Tensor:
+    """N(0, std²) with ``std = gain / √fan``."""
+    if 0 in tensor.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    gain = calculate_gain(nonlinearity, a)
+    std = gain / math.sqrt(fan)
+    return normal_(tensor, 0, std, generator)

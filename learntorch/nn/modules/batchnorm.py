@@ -1,0 +1,113 @@
+"""``nn.BatchNorm1d`` / ``nn.BatchNorm2d``: normalise each channel over the batch.
+
+Training mode uses the statistics of the current batch and keeps running
+averages of them (``running_mean``, ``running_var``: buffers, saved in the
+``state_dict`` but not learned); evaluation mode (``model.eval()``) uses those
+running averages instead, so one sample's output no longer depends on the rest
+of its batch.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ... import creation, dtypes
+from ...tensor import Tensor
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["BatchNorm1d", "BatchNorm2d"]
+
+
+class _NormBase(Module):
+    """Parameters and buffers shared by the batch-norm layers."""
+
+    _version = 2
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: Optional[float] = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = Parameter(creation.empty(num_features, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(creation.empty(num_features, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if self.track_running_stats:
+            self.register_buffer("running_mean", creation.zeros(num_features, device=device, dtype=dtype))
+            self.register_buffer("running_var", creation.ones(num_features, device=device, dtype=dtype))
+            self.register_buffer("num_batches_tracked", creation.tensor(0, dtype=dtypes.int64, device=device))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self) -> None:
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        raise NotImplementedError
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        exponential_average_factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # cumulative moving average: the plain mean of all batches so far
+                exponential_average_factor = 1.0 / float(self.num_batches_tracked)
+        # Batch statistics in training mode, and in eval mode when there are no running ones.
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        # Running statistics are updated only when tracked and training.
+        use_buffers = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if use_buffers else None,
+                            self.running_var if use_buffers else None, self.weight, self.bias, bn_training,
+                            exponential_average_factor, self.eps)
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation of (N, C) or (N, C, L) inputs, per channel C:
+    ``(x - mean) / √(var + eps) · weight + bias``.
+
+    Training: mean and biased variance of the batch; the running statistics move
+    by ``momentum`` towards the batch mean and *unbiased* variance
+    (``running = (1 - momentum)·running + momentum·batch``; ``momentum=None``: the
+    cumulative average over all batches).  Eval: the running statistics."""
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 2 and input.dim() != 3:
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation of (N, C, H, W) images, per channel."""
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")

@@ -1,0 +1,54 @@
+"""``nn.LayerNorm``: normalise each sample over its last dimensions."""
+from __future__ import annotations
+
+import numbers
+from typing import Any, Sequence, Union
+
+from ... import creation
+from ...tensor import Tensor
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["LayerNorm"]
+
+
+class LayerNorm(Module):
+    """``(x - mean) / √(var + eps) · weight + bias`` where mean and (biased) variance are taken
+    over the trailing ``normalized_shape`` dimensions of each sample.  Unlike BatchNorm it has
+    no running statistics: training and evaluation compute the same thing.
+
+    ``weight`` starts as ones and ``bias`` as zeros (both of shape ``normalized_shape``)."""
+
+    def __init__(self, normalized_shape: Union[int, Sequence[int]], eps: float = 1e-5,
+                 elementwise_affine: bool = True, bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if self.elementwise_affine:
+            self.weight = Parameter(creation.empty(self.normalized_shape, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(creation.empty(self.normalized_shape, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")

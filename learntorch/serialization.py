@@ -1,0 +1,484 @@
+"""``learntorch.save`` / ``learntorch.load``: tensors, state dicts and optimizer states on disk.
+
+PyTorch's ``torch.save`` pickles the object.  Unpickling can run any code the
+file names, so loading a checkpoint from someone else is as dangerous as running
+their program (which is why ``torch.load`` now defaults to ``weights_only=True``).
+learntorch's format cannot run code at all: it stores only *data*.
+
+The file is a **zip archive** (open it with any zip tool and look) holding
+
+* ``manifest.json`` — what the object was::
+
+      {"format": "learntorch", "version": 1,
+       "root": {"kind": "OrderedDict", "items": [["weight", {"kind": "tensor", "id": 0}], ...]},
+       "tensors": [{"file": "tensors/0.npy", "dtype": "float32", "shape": [4, 3],
+                    "device": "cpu", "requires_grad": false, "parameter": false}, ...]}
+
+  The *object tree* in ``root`` is JSON: strings, ints, floats, bools and
+  ``None`` are written as themselves; everything else is a ``{"kind": ...}``
+  object: ``dict`` / ``OrderedDict`` (a list of ``[key, value]`` pairs, so the
+  order and the *type* of each key survive — an optimizer's ``{0: ...}`` comes
+  back with the int key ``0``, not ``"0"``), ``list``, ``tuple``, ``Size``,
+  ``dtype``, ``device``, non-finite floats (``"nan"``, ``"inf"``) and
+  ``tensor`` (a reference into the ``tensors`` table);
+* ``tensors/<i>.npy`` — one NumPy ``.npy`` file per tensor, written with
+  ``numpy.save(allow_pickle=False)`` and read back with
+  ``numpy.load(allow_pickle=False)``: raw numbers with a small text header.
+
+What comes back:
+
+* each tensor with its dtype, shape, ``requires_grad`` and device (the device
+  it was saved from, unless ``map_location`` says otherwise); an
+  ``nn.Parameter`` comes back as a Parameter.  ``.grad`` and ``grad_fn`` are
+  not saved (a loaded tensor is a leaf), as in PyTorch;
+* the same tensor object reached twice (a shared weight) is stored once and
+  comes back as *one* object, reached twice;
+* a *view* is stored as a compact contiguous copy of just its elements.  Two
+  different tensors that share memory (a tensor and a view of it) come back
+  as two independent tensors — PyTorch would keep the sharing;
+* a dict subclass other than ``OrderedDict`` (``defaultdict``) comes back as a
+  plain ``dict``; the same list reached twice comes back as two lists.
+
+:func:`save` refuses anything else (a Module, a NumPy array, a set, a lambda)
+with a ``TypeError`` that names the type and where it sits in the object; save
+``model.state_dict()``, not the model.  :func:`load` refuses, with a
+``RuntimeError``, a file that is not one of ours, a damaged one, and PyTorch's
+own pickle-based files.
+"""
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import re
+import tempfile
+import zipfile
+from collections import OrderedDict
+from typing import Any, BinaryIO, Callable, Optional, Union
+
+import numpy as np
+from numpy.lib import format as npy_format
+
+from . import dtypes
+from .backend import to_numpy, transfer
+from .device import CPU, as_device
+from .device import device as Device
+from .size import Size
+from .tensor import Tensor
+
+__all__ = ["save", "load"]
+
+FORMAT_NAME = "learntorch"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+_TENSOR_FILE = re.compile(r"tensors/(0|[1-9][0-9]*)\.npy")
+_ZIP_MAGIC = b"PK\x03\x04"
+_EMPTY_ZIP_MAGIC = b"PK\x05\x06"
+
+FileLike = Union[str, "os.PathLike[str]", BinaryIO]
+MapLocation = Union[None, str, Device, Callable[[Tensor, str], Optional[Tensor]], dict]
+
+
+# ============================================================================ saving
+class _Writer:
+    """Turns an object into the JSON tree and the list of tensors to write."""
+
+    def __init__(self) -> None:
+        self.tensors: list[Tensor] = []
+        self.records: list[dict] = []
+        self._ids: dict[int, int] = {}  # id(tensor) -> index in the table (a shared tensor is stored once)
+        self._open: set[int] = set()    # containers being encoded (to catch cycles)
+
+    def encode(self, obj: Any, path: str) -> Any:
+        if obj is None or isinstance(obj, (bool, str)):
+            return obj
+        if type(obj) is int:
+            return obj
+        if type(obj) is float:
+            if math.isfinite(obj):
+                return obj
+            return {"kind": "float", "value": "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")}
+        if isinstance(obj, Tensor):
+            return {"kind": "tensor", "id": self._tensor(obj)}
+        if isinstance(obj, dtypes.dtype):
+            return {"kind": "dtype", "name": obj.name}
+        if isinstance(obj, Device):
+            return {"kind": "device", "name": str(obj)}
+        if isinstance(obj, dict) or type(obj) in (list, tuple, Size):
+            if id(obj) in self._open:
+                raise ValueError(f"learntorch.save: {path} contains itself (a cyclic reference); "
+                                 "it cannot be saved")
+            self._open.add(id(obj))
+            try:
+                if isinstance(obj, dict):
+                    kind = "OrderedDict" if isinstance(obj, OrderedDict) else "dict"
+                    items = []
+                    for key, value in obj.items():
+                        items.append([self.encode_key(key, path), self.encode(value, f"{path}[{key!r}]")])
+                    return {"kind": kind, "items": items}
+                kind = {list: "list", tuple: "tuple", Size: "Size"}[type(obj)]
+                return {"kind": kind, "items": [self.encode(v, f"{path}[{i}]") for i, v in enumerate(obj)]}
+            finally:
+                self._open.discard(id(obj))
+        raise TypeError(_unsupported(obj, path))
+
+    def encode_key(self, key: Any, path: str) -> Any:
+        """Dict keys: numbers, strings, None, and tuples of those."""
+        if key is None or type(key) in (bool, int, float, str) or (
+                type(key) is tuple and all(k is None or type(k) in (bool, int, float, str) for k in key)):
+            return self.encode(key, path)
+        raise TypeError(f"learntorch.save cannot store a dict key of type '{type(key).__name__}' "
+                        f"(key {key!r} in {path}): keys must be str, int, float, bool, None or tuples of those")
+
+    def _tensor(self, t: Tensor) -> int:
+        index = self._ids.get(id(t))
+        if index is not None:
+            return index
+        from .nn.parameter import Parameter
+        index = len(self.tensors)
+        self._ids[id(t)] = index
+        self.tensors.append(t)
+        self.records.append({"file": f"tensors/{index}.npy", "dtype": t.dtype.name, "shape": list(t.shape),
+                             "device": str(t.device), "requires_grad": bool(t.requires_grad),
+                             "parameter": isinstance(t, Parameter)})
+        return index
+
+
+def _unsupported(obj: Any, path: str) -> str:
+    name = type(obj).__name__
+    hint = ("learntorch.save stores tensors, numbers, strings, None, dtypes, devices and dicts, lists and "
+            "tuples of them")
+    from .nn.modules.module import Module
+    if isinstance(obj, Module):
+        hint = "save the model's weights with learntorch.save(model.state_dict(), path) instead of the model"
+    elif hasattr(obj, "state_dict") and callable(obj.state_dict):
+        hint = f"save {name}.state_dict() instead of the object itself"
+    elif isinstance(obj, np.ndarray) or isinstance(obj, np.generic):
+        hint = ("convert NumPy data first: learntorch.from_numpy(array) for an array, .item() for a "
+                "NumPy scalar")
+    return f"learntorch.save cannot store an object of type '{name}' (at {path}): {hint}"
+
+
+def _npy_bytes(t: Tensor) -> bytes:
+    array = to_numpy(t.detach()._data)
+    if not array.flags.c_contiguous:
+        array = array.copy(order="C")  # a view is saved as a compact copy of its own elements
+    buf = io.BytesIO()
+    np.save(buf, array, allow_pickle=False)
+    return buf.getvalue()
+
+
+def _write_zip(fileobj: BinaryIO, manifest: dict, tensors: list[Tensor]) -> None:
+    with zipfile.ZipFile(fileobj, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
+        zf.writestr(MANIFEST, json.dumps(manifest, indent=1, allow_nan=False))
+        for record, t in zip(manifest["tensors"], tensors):
+            zf.writestr(record["file"], _npy_bytes(t))
+
+
+def save(obj: Any, f: FileLike) -> None:
+    """Save ``obj`` (a tensor, a ``state_dict``, an optimizer state, or dicts/lists/tuples
+    of tensors, numbers and strings) to ``f``, a path or a binary file object.
+
+    Nothing that can run code is written (see the module's docstring for the
+    format).  Saving to a path first writes a temporary file next to it and then
+    renames it, so an interrupted save never leaves a half-written file under
+    the destination's name (an older file there stays intact until the end).
+    """
+    writer = _Writer()
+    root = writer.encode(obj, "obj")  # every TypeError comes before anything is written
+    from . import __version__
+    manifest = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "learntorch_version": __version__,
+                "root": root, "tensors": writer.records}
+    if not isinstance(f, (str, bytes, os.PathLike)):
+        if not hasattr(f, "write"):
+            raise TypeError(f"learntorch.save: f must be a path or a binary file object, got {type(f).__name__}")
+        _write_zip(f, manifest, writer.tensors)
+        return
+    path = os.fspath(f)
+    path = path.decode() if isinstance(path, bytes) else path
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            _write_zip(fh, manifest, writer.tensors)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+# ============================================================================ loading
+class _Reader:
+    """Rebuilds the object from a manifest, reading each tensor once."""
+
+    def __init__(self, zf: zipfile.ZipFile, manifest: dict, name: str, map_location: MapLocation) -> None:
+        self.zf = zf
+        self.name = name
+        self.map_location = map_location
+        records = manifest.get("tensors")
+        if not isinstance(records, list):
+            raise self.corrupt("its manifest has no list of tensors")
+        self.records = records
+        self.loaded: dict[int, Tensor] = {}
+
+    def corrupt(self, problem: str) -> RuntimeError:
+        return RuntimeError(f"{self.name} is a corrupt learntorch file: {problem}")
+
+    def decode(self, node: Any) -> Any:
+        if node is None or isinstance(node, (bool, int, float, str)):
+            return node
+        if not isinstance(node, dict) or not isinstance(node.get("kind"), str):
+            raise self.corrupt(f"unexpected entry {_short(node)} in the manifest's object tree")
+        kind = node["kind"]
+        if kind in ("dict", "OrderedDict"):
+            items = node.get("items")
+            if not isinstance(items, list) or not all(isinstance(p, list) and len(p) == 2 for p in items):
+                raise self.corrupt(f"a {kind} entry without a list of [key, value] pairs")
+            out = OrderedDict() if kind == "OrderedDict" else {}
+            for key, value in items:
+                key = self.decode(key)
+                try:
+                    hash(key)
+                except TypeError:
+                    raise self.corrupt(f"a dict key of type {type(key).__name__}") from None
+                out[key] = self.decode(value)
+            return out
+        if kind in ("list", "tuple", "Size"):
+            items = node.get("items")
+            if not isinstance(items, list):
+                raise self.corrupt(f"a {kind} entry without items")
+            values = [self.decode(v) for v in items]
+            if kind == "Size":
+                if not all(type(v) is int for v in values):
+                    raise self.corrupt("a Size entry with entries that are not ints")
+                return Size(values)
+            return values if kind == "list" else tuple(values)
+        if kind == "float":
+            value = node.get("value")
+            if value not in ("nan", "inf", "-inf"):
+                raise self.corrupt(f"a float entry {_short(value)}")
+            return float(value)
+        if kind == "dtype":
+            d = getattr(dtypes, str(node.get("name")), None)
+            if not isinstance(d, dtypes.dtype):
+                raise self.corrupt(f"an unknown dtype {_short(node.get('name'))}")
+            return d
+        if kind == "device":
+            try:
+                return Device(str(node.get("name")))
+            except (RuntimeError, TypeError, ValueError) as e:
+                raise self.corrupt(f"an invalid device ({e})") from None
+        if kind == "tensor":
+            index = node.get("id")
+            if type(index) is not int or not 0 <= index < len(self.records):
+                raise self.corrupt(f"a reference to tensor {_short(index)}, which is not in its table")
+            if index not in self.loaded:
+                self.loaded[index] = self.tensor(index)
+            return self.loaded[index]
+        raise self.corrupt(f"an entry of unknown kind {kind!r}")
+
+    # -- one tensor --------------------------------------------------------------------
+    def tensor(self, index: int) -> Tensor:
+        record = self.records[index]
+        if not isinstance(record, dict):
+            raise self.corrupt(f"tensor {index}'s record is not an object")
+        file = record.get("file")
+        if not isinstance(file, str) or not _TENSOR_FILE.fullmatch(file):
+            # member names are never used as paths on disk, but a name we did not write is a forged file
+            raise self.corrupt(f"tensor {index} points to {_short(file)}, not to a file 'tensors/<n>.npy' "
+                               "inside the archive")
+        dt = getattr(dtypes, str(record.get("dtype")), None)
+        if not isinstance(dt, dtypes.dtype) or record.get("dtype") != dt.name:
+            raise self.corrupt(f"tensor {index} has an unknown dtype {_short(record.get('dtype'))}")
+        shape = record.get("shape")
+        if not isinstance(shape, list) or not all(type(s) is int and s >= 0 for s in shape):
+            raise self.corrupt(f"tensor {index} has an invalid shape {_short(shape)}")
+        saved = record.get("device")
+        if not isinstance(saved, str):
+            raise self.corrupt(f"tensor {index} has an invalid device {_short(saved)}")
+        requires_grad = record.get("requires_grad") is True
+        if requires_grad and not dt.is_floating_point:
+            raise self.corrupt(f"tensor {index} of dtype {dt.name} is marked requires_grad")
+        array = self.read_npy(file, dt, tuple(shape))
+        t = None
+        if callable(self.map_location):  # PyTorch's map_location(storage, location), with a CPU tensor
+            t = self.map_location(Tensor._make(array, CPU), saved)
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"map_location returned a {type(t).__name__}; it must return a Tensor "
+                                "(or None for the default: the device the tensor was saved from)")
+        if t is None:
+            dev = self.target_device(saved, index)
+            t = Tensor._make(transfer(array, CPU, dev), dev)
+        if record.get("parameter") is True:
+            from .nn.parameter import Parameter
+            return Parameter(t, requires_grad=requires_grad)
+        return t.requires_grad_(True) if requires_grad else t
+
+    def read_npy(self, file: str, dt: dtypes.dtype, shape: tuple) -> np.ndarray:
+        try:
+            info = self.zf.getinfo(file)
+        except KeyError:
+            raise self.corrupt(f"the archive has no {file!r}, which the manifest lists") from None
+        expected_dtype = np.dtype(dt._np)
+        try:
+            with self.zf.open(info) as fh:
+                version = npy_format.read_magic(fh)
+                if version == (1, 0):
+                    npy_shape, fortran, npy_dtype = npy_format.read_array_header_1_0(fh)
+                elif version == (2, 0):
+                    npy_shape, fortran, npy_dtype = npy_format.read_array_header_2_0(fh)
+                else:
+                    raise ValueError(f"unsupported .npy version {version}")
+                header_len = fh.tell()
+        except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
+            raise self.corrupt(f"{file} is not a valid .npy file ({e})") from None
+        if npy_dtype.hasobject:
+            raise self.corrupt(f"{file} holds Python objects (dtype {npy_dtype}); a learntorch file holds only "
+                               "numbers, and object arrays would need pickle, which learntorch never loads")
+        if npy_dtype != expected_dtype:
+            raise self.corrupt(f"{file} holds {npy_dtype} data where the manifest says {dt.name}")
+        if tuple(npy_shape) != shape:
+            raise self.corrupt(f"{file} has shape {tuple(npy_shape)} where the manifest says {shape}")
+        n_bytes = math.prod(shape) * expected_dtype.itemsize
+        if info.file_size != header_len + n_bytes:
+            raise self.corrupt(f"{file} declares shape {shape} ({n_bytes} bytes of data) but holds "
+                               f"{info.file_size - header_len} bytes")
+        try:
+            data = self.zf.read(info)  # checks the CRC: a flipped bit is an error, not silently wrong numbers
+            array = np.load(io.BytesIO(data), allow_pickle=False)
+        except (ValueError, OSError, EOFError, zipfile.BadZipFile) as e:
+            raise self.corrupt(f"{file} cannot be read ({e})") from None
+        if not (array.flags.c_contiguous and array.flags.writeable):
+            array = array.copy(order="C")
+        return array
+
+    def target_device(self, saved: str, index: int) -> Device:
+        """Where a tensor saved from device ``saved`` goes (``map_location`` a str, device or dict)."""
+        ml, where = self.map_location, saved
+        if isinstance(ml, dict):
+            where = ml.get(saved, saved)
+        elif isinstance(ml, (str, Device)):
+            where = ml
+        elif ml is not None and not callable(ml):
+            raise TypeError(f"map_location should be a str, a device, a dict or a callable, got "
+                            f"{type(ml).__name__}")
+        try:
+            target = Device(where) if not isinstance(where, Device) else where
+        except (RuntimeError, TypeError, ValueError) as e:
+            if where is saved:
+                raise self.corrupt(f"tensor {index} has an invalid device ({e})") from None
+            raise
+        from . import cuda
+        if target.type == "cuda" and not cuda.is_available():
+            raise RuntimeError("Attempting to deserialize object on a CUDA device but learntorch.cuda.is_available() "
+                               "is False. If you are running on a CPU-only machine, please use learntorch.load with "
+                               "map_location='cpu' to map your tensors to the CPU.")
+        return as_device(target)
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _describe(f: Any) -> str:
+    if isinstance(f, (str, bytes, os.PathLike)):
+        return repr(os.fsdecode(f))
+    name = getattr(f, "name", None)
+    return repr(name) if isinstance(name, str) else "the file object"
+
+
+_PICKLE_ADVICE = (
+    "learntorch cannot read pickle files: unpickling runs whatever code the file names, so loading a file from "
+    "someone else could run anything on your computer, and learntorch only ever loads data. If you trust the "
+    "file, convert it with real PyTorch: state = torch.load(path, weights_only=True); "
+    "numpy.savez('weights.npz', **{k: v.numpy() for k, v in state.items()}); then build learntorch tensors "
+    "with learntorch.from_numpy (or save them with learntorch.save).")
+
+
+def _not_ours(name: str, head: bytes) -> RuntimeError:
+    what = ""
+    if not head:
+        what = " (it is empty)"
+    elif head.startswith(b"\x93NUMPY"):
+        what = " (it is a NumPy .npy file: read it with numpy.load and learntorch.from_numpy)"
+    elif head[:1] == b"\x80":
+        return RuntimeError(f"{name} is not a learntorch file: it looks like a pickle file (PyTorch's torch.save "
+                            f"before version 1.6, or Python's pickle). {_PICKLE_ADVICE}")
+    return RuntimeError(f"{name} is not a learntorch file (expected a zip archive with learntorch's manifest, "
+                        f"{MANIFEST}){what}")
+
+
+def load(f: FileLike, map_location: MapLocation = None, weights_only: Optional[bool] = True,
+         **kwargs: Any) -> Any:
+    """Load an object saved by :func:`save` from a path or a binary file object.
+
+    ``map_location`` decides where tensors go, as in PyTorch: ``None`` — the
+    device they were saved from; a string or device (``'cpu'``) — all of them
+    there; a dict (``{'cuda:1': 'cuda:0'}``) — renames saved devices; a callable
+    ``fn(tensor, saved_device_str)`` — gets each tensor on the CPU and returns
+    the tensor to use (``None``: the default).
+
+    ``weights_only`` is accepted for compatibility and ignored: learntorch's
+    format can only hold data, so every load is "weights only", whatever it says.
+    """
+    if kwargs:
+        raise TypeError(f"load() got unexpected keyword argument(s) {', '.join(map(repr, kwargs))}")
+    name = _describe(f)
+    if isinstance(f, (str, bytes, os.PathLike)):
+        with open(f, "rb") as fh:
+            return _load_from(fh, name, map_location)
+    if not hasattr(f, "read"):
+        raise TypeError(f"learntorch.load: f must be a path or a binary file object, got {type(f).__name__}")
+    if not (hasattr(f, "seekable") and f.seekable()):
+        f = io.BytesIO(f.read())
+    return _load_from(f, name, map_location)
+
+
+def _load_from(fh: BinaryIO, name: str, map_location: MapLocation) -> Any:
+    start = fh.tell()
+    head = fh.read(8)
+    fh.seek(start)
+    if not isinstance(head, bytes):
+        raise TypeError("learntorch.load needs a file opened in binary mode ('rb')")
+    try:
+        zf = zipfile.ZipFile(fh, "r")
+    except zipfile.BadZipFile as e:
+        if head.startswith(_ZIP_MAGIC):
+            raise RuntimeError(f"{name} is a corrupt or truncated zip archive ({e}); it cannot be loaded. "
+                               "Was the save interrupted, or the download incomplete?") from None
+        raise _not_ours(name, head) from None
+    with zf:
+        names = zf.namelist()
+        if MANIFEST not in names:
+            if any(n == "data.pkl" or n.endswith("/data.pkl") for n in names):
+                raise RuntimeError(f"{name} is a PyTorch file written by torch.save (a zip archive holding "
+                                   f"pickled data, data.pkl), not a learntorch file. {_PICKLE_ADVICE}")
+            if names and all(n.endswith(".npy") for n in names):
+                raise RuntimeError(f"{name} is not a learntorch file (expected a zip archive with learntorch's "
+                                   f"manifest, {MANIFEST}); it looks like a NumPy .npz archive: read it with "
+                                   "numpy.load and convert with learntorch.from_numpy")
+            raise RuntimeError(f"{name} is not a learntorch file (expected a zip archive with learntorch's "
+                               f"manifest, {MANIFEST}); it is a zip archive without one")
+        try:
+            manifest = json.loads(zf.read(MANIFEST).decode("utf-8"))
+        except (zipfile.BadZipFile, OSError, EOFError, UnicodeDecodeError, ValueError) as e:
+            raise RuntimeError(f"{name} is a corrupt learntorch file: its manifest cannot be read ({e})") from None
+        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
+            raise RuntimeError(f"{name} is not a learntorch file (expected a zip archive with learntorch's "
+                               f"manifest, {MANIFEST}); its {MANIFEST} does not say format 'learntorch'")
+        version = manifest.get("version")
+        if type(version) is not int or version < 1:
+            raise RuntimeError(f"{name} is a corrupt learntorch file: invalid format version {_short(version)}")
+        if version > FORMAT_VERSION:
+            raise RuntimeError(f"{name} was written by a newer learntorch (file format version {version}; this "
+                               f"learntorch reads up to version {FORMAT_VERSION}). Upgrade learntorch to load it.")
+        if "root" not in manifest:
+            raise RuntimeError(f"{name} is a corrupt learntorch file: its manifest has no object ('root')")
+        return _Reader(zf, manifest, name, map_location).decode(manifest["root"])

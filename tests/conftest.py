@@ -1,0 +1,240 @@
+"""Shared fixtures and helpers for the differential tests (learntorch against real PyTorch).
+
+Real PyTorch 2.13 (CPU) is the *oracle*: a test builds the same computation with
+``learntorch`` and with ``torch`` (the two share their API, so one function
+``fn(T)`` taking the module as argument serves both) and compares the results:
+values, dtype, shape, ``requires_grad``, ``grad_fn`` names, gradients and the
+types of the errors raised.  PyTorch is never a dependency of learntorch; where it
+is not installed the differential tests skip with a reason.
+
+Helpers:
+
+* ``torch_oracle`` (fixture): the ``torch`` module, or a skip;
+* :func:`to_numpy`, :func:`lt_to_torch`, :func:`torch_to_lt`: cross the border via NumPy;
+* :func:`assert_same`: learntorch result vs torch result, recursively (tensors,
+  tuples, named tuples, Python numbers, dtypes, devices, sizes);
+* :func:`check_both`: run ``fn(learntorch)`` and ``fn(torch)`` and :func:`assert_same` them;
+* :func:`raises_both`: both must raise; learntorch's exception must be of the
+  same built-in type as torch's, and contain ``match`` where given;
+* :func:`grads_both`: same inputs as leaves in both, forward, backward with the
+  same random weights, compare outputs, ``grad_fn`` names and every ``.grad``;
+* :func:`graph_signature`: the backward graph's node names, nested (``next_functions``).
+"""
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import learntorch as lt
+
+TORCH_REASON = ("real PyTorch 2.13 (CPU) is the oracle for differential tests; install it with "
+                "pip install torch==2.13.0")
+
+RTOL, ATOL = 1e-5, 1e-6  # float32 comparisons
+
+
+@pytest.fixture(scope="session")
+def torch_oracle():
+    """The real ``torch`` module (the oracle), or skip the test with a reason."""
+    return pytest.importorskip("torch", reason=TORCH_REASON)
+
+
+@pytest.fixture(autouse=True)
+def _grad_mode_is_restored():
+    """A test that fails inside ``no_grad`` (or a buggy grad-mode switch) must not leak
+    a disabled grad mode into the next test: restore it in both libraries."""
+    yield
+    from learntorch.autograd import grad_mode
+    grad_mode._state.enabled = True
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_grad_enabled(True)
+
+
+def _is_torch_tensor(x: Any) -> bool:
+    return type(x).__module__.startswith("torch") and hasattr(x, "detach") and hasattr(x, "numpy") \
+        and not isinstance(x, lt.Tensor)
+
+
+# ----------------------------------------------------------------------------- crossing the border
+def to_numpy(x: Any) -> np.ndarray:
+    """A NumPy copy of a learntorch or torch tensor (detached, on the host)."""
+    if isinstance(x, lt.Tensor):
+        return np.array(x.detach().cpu().numpy(), copy=True)
+    if _is_torch_tensor(x):
+        return x.detach().cpu().numpy().copy()
+    return np.asarray(x)
+
+
+def lt_to_torch(x: lt.Tensor, torch: Any, requires_grad: bool | None = None) -> Any:
+    """The same numbers as a torch tensor (a new leaf)."""
+    out = torch.from_numpy(to_numpy(x))
+    rg = x.requires_grad if requires_grad is None else requires_grad
+    return out.requires_grad_(rg) if rg else out
+
+
+def torch_to_lt(x: Any, requires_grad: bool | None = None) -> lt.Tensor:
+    """The same numbers as a learntorch tensor (a new leaf)."""
+    rg = x.requires_grad if requires_grad is None else requires_grad
+    return lt.tensor(to_numpy(x), requires_grad=rg)
+
+
+# ----------------------------------------------------------------------------- comparing
+def dtype_name(d: Any) -> str:
+    """``torch.float32`` for both libraries' dtypes."""
+    return str(d) if not isinstance(d, lt.dtype) else repr(d)
+
+
+def assert_same(actual: Any, expected: Any, *, rtol: float = RTOL, atol: float = ATOL, exact: bool = False,
+                check_grad_fn: bool = True, check_requires_grad: bool = True, path: str = "result") -> None:
+    """Assert that a learntorch value equals the torch value (recursively).
+
+    Tensors: same shape, dtype, ``requires_grad``, ``is_leaf`` and ``grad_fn``
+    name; values close (float) or equal (integers, bools, or ``exact=True``).
+    """
+    kw = dict(rtol=rtol, atol=atol, exact=exact, check_grad_fn=check_grad_fn,
+              check_requires_grad=check_requires_grad)
+    if _is_torch_tensor(expected):
+        assert isinstance(actual, lt.Tensor), f"{path}: expected a Tensor, got {type(actual).__name__}"
+        assert tuple(actual.shape) == tuple(expected.shape), \
+            f"{path}: shape {tuple(actual.shape)} != torch's {tuple(expected.shape)}"
+        assert dtype_name(actual.dtype) == dtype_name(expected.dtype), \
+            f"{path}: dtype {actual.dtype} != torch's {expected.dtype}"
+        if check_requires_grad:
+            assert actual.requires_grad == expected.requires_grad, \
+                f"{path}: requires_grad {actual.requires_grad} != torch's {expected.requires_grad}"
+            assert actual.is_leaf == expected.is_leaf, f"{path}: is_leaf {actual.is_leaf} != {expected.is_leaf}"
+        if check_grad_fn:
+            a_name = actual.grad_fn.name() if actual.grad_fn is not None else None
+            e_name = expected.grad_fn.name() if expected.grad_fn is not None else None
+            assert a_name == e_name, f"{path}: grad_fn {a_name} != torch's {e_name}"
+        a, e = to_numpy(actual), to_numpy(expected)
+        if exact or not np.issubdtype(e.dtype, np.floating):
+            np.testing.assert_array_equal(a, e, err_msg=path)
+        else:
+            np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, equal_nan=True, err_msg=path)
+        return
+    if isinstance(expected, (tuple, list)) and not type(expected).__name__ == "Size":
+        assert isinstance(actual, (tuple, list)), f"{path}: expected a sequence, got {type(actual).__name__}"
+        assert len(actual) == len(expected), f"{path}: length {len(actual)} != torch's {len(expected)}"
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            assert_same(a, e, path=f"{path}[{i}]", **kw)
+        return
+    if type(expected).__name__ == "Size":
+        assert tuple(actual) == tuple(expected), f"{path}: size {tuple(actual)} != torch's {tuple(expected)}"
+        assert repr(actual) == repr(expected), f"{path}: {actual!r} != {expected!r}"
+        return
+    if type(expected).__name__ == "dtype":
+        assert dtype_name(actual) == dtype_name(expected), f"{path}: {actual} != torch's {expected}"
+        return
+    if type(expected).__name__ == "device":
+        assert str(actual) == str(expected), f"{path}: {actual} != torch's {expected}"
+        return
+    if isinstance(expected, (bool, int, float)):
+        assert type(actual) is type(expected), \
+            f"{path}: Python type {type(actual).__name__} != torch's {type(expected).__name__}"
+        if isinstance(expected, float) and not exact:
+            np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, err_msg=path)
+        else:
+            assert actual == expected, f"{path}: {actual!r} != torch's {expected!r}"
+        return
+    if expected is None:
+        assert actual is None, f"{path}: expected None, got {actual!r}"
+        return
+    assert actual == expected, f"{path}: {actual!r} != torch's {expected!r}"
+
+
+def check_both(fn: Callable[[Any], Any], torch: Any, **kw: Any) -> tuple[Any, Any]:
+    """``fn(learntorch)`` must equal ``fn(torch)``; returns both results."""
+    expected = fn(torch)
+    actual = fn(lt)
+    assert_same(actual, expected, **kw)
+    return actual, expected
+
+
+def _builtin_base(exc_type: type) -> type:
+    return next(c for c in exc_type.__mro__ if c.__module__ == "builtins")
+
+
+def raises_both(fn: Callable[[Any], Any], torch: Any, match: str | None = None) -> tuple[BaseException,
+                                                                                       BaseException]:
+    """Both libraries must raise; learntorch the same built-in exception type as torch.
+
+    ``match`` is a regular expression searched in learntorch's message (and in
+    torch's, so that the test states a fragment PyTorch really uses)."""
+    with pytest.raises(Exception) as t_info:
+        fn(torch)
+    with pytest.raises(Exception) as l_info:
+        fn(lt)
+    t_exc, l_exc = t_info.value, l_info.value
+    t_base, l_base = _builtin_base(type(t_exc)), _builtin_base(type(l_exc))
+    assert l_base is t_base, (f"learntorch raised {type(l_exc).__name__}({l_exc}) where torch raises "
+                              f"{type(t_exc).__name__}({t_exc})")
+    if match is not None:
+        assert re.search(match, str(t_exc)), f"fragment {match!r} is not in torch's message: {t_exc}"
+        assert re.search(match, str(l_exc)), f"fragment {match!r} is not in learntorch's message: {l_exc}"
+    return l_exc, t_exc
+
+
+def leaves(torch: Any, *arrays: np.ndarray, requires_grad: bool = True) -> tuple[list, list]:
+    """The same NumPy arrays as leaves of both libraries (copies; dtype kept)."""
+    lts = [lt.tensor(np.array(a), requires_grad=requires_grad and np.issubdtype(np.asarray(a).dtype, np.floating))
+           for a in arrays]
+    tts = [torch.tensor(np.array(a), requires_grad=requires_grad and np.issubdtype(np.asarray(a).dtype,
+                                                                                   np.floating))
+           for a in arrays]
+    return lts, tts
+
+
+def grads_both(fn: Callable[..., Any], torch: Any, *arrays: np.ndarray, seed: int = 0, rtol: float = RTOL,
+               atol: float = ATOL, check_grad_fn: bool = True, signature: bool = False,
+               select: Callable[[Any], Any] | None = None) -> tuple[list, list]:
+    """``fn(T, *leaves)`` in both libraries on the same inputs, then backward with the
+    same random weights: outputs, grad_fn names (and with ``signature`` the whole
+    backward graph) and every leaf's ``.grad`` must agree.  ``select`` picks the
+    differentiable tensor from a tuple result (``sort`` → values)."""
+    lts, tts = leaves(torch, *arrays)
+    out_l, out_t = fn(lt, *lts), fn(torch, *tts)
+    assert_same(out_l, out_t, rtol=rtol, atol=atol, check_grad_fn=check_grad_fn)
+    if select is not None:
+        out_l, out_t = select(out_l), select(out_t)
+    if signature:
+        assert graph_signature(out_l.grad_fn) == graph_signature(out_t.grad_fn)
+    rng = np.random.default_rng(seed)
+    w = rng.standard_normal(tuple(out_t.shape)).astype(to_numpy(out_t).dtype)
+    (out_l * lt.tensor(w)).sum().backward()
+    (out_t * torch.tensor(w)).sum().backward()
+    for i, (a, e) in enumerate(zip(lts, tts)):
+        if e.grad is None:
+            assert a.grad is None, f"input {i}: torch has no grad, learntorch has {a.grad}"
+            continue
+        assert a.grad is not None, f"input {i}: learntorch has no grad, torch has {e.grad}"
+        assert_same(a.grad, e.grad, rtol=rtol, atol=atol, path=f"input {i} .grad")
+    return lts, tts
+
+
+def graph_signature(node: Any, depth: int = 12) -> Any:
+    """``(name, (children…))`` of a ``grad_fn`` and its ``next_functions``, or None."""
+    if node is None:
+        return None
+    if depth == 0:
+        return node.name()
+    return (node.name(), tuple(graph_signature(n, depth - 1) for n, _ in node.next_functions))
+
+
+def pytest_collection_modifyitems(config: Any, items: list) -> None:
+    """Real-GPU tests (``@pytest.mark.gpu``) skip unless CuPy finds a GPU."""
+    gpu_items = [item for item in items if item.get_closest_marker("gpu") is not None]
+    if not gpu_items:
+        return
+    from learntorch.backend import cupy_or_none
+    if cupy_or_none() is not None:
+        return
+    skip = pytest.mark.skip(reason="needs a real CUDA GPU with CuPy (pip install -e '.[cuda]'); "
+                                   "learntorch.backend.cupy_or_none() found none")
+    for item in gpu_items:
+        item.add_marker(skip)
