@@ -55,6 +55,16 @@ def is_tensor(obj: object) -> _dtypes.builtins.bool:
     return isinstance(obj, Tensor)
 
 
+def softmax(input: Tensor, dim: _dtypes.builtins.int, dtype: object = None) -> Tensor:
+    """``torch.softmax``: see ``nn.functional.softmax``."""
+    return nn.functional.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim: _dtypes.builtins.int, dtype: object = None) -> Tensor:
+    """``torch.log_softmax``: see ``nn.functional.log_softmax``."""
+    return nn.functional.log_softmax(input, dim, dtype=dtype)
+
+
 def numel(input: Tensor) -> _dtypes.builtins.int:
     return input.numel()
 

@@ -164,6 +164,15 @@ def _fill_from_host(self: Tensor, host: Any) -> Tensor:
     return self
 
 
+def _softmax_method(name: str) -> Callable:
+    """``x.softmax(dim)`` / ``x.log_softmax(dim)`` (in ``nn.functional``, imported when first used)."""
+    def method(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
+        from .nn import functional
+        return getattr(functional, name)(self, dim, dtype=dtype)
+    method.__name__ = name
+    return method
+
+
 def _compare(op: str) -> Callable:
     def method(self: Tensor, other: Any) -> Any:
         if not isinstance(other, (Tensor, int, float)):
@@ -236,6 +245,7 @@ _METHODS: dict[str, Any] = {
     "prod": reduction.prod, "var": reduction.var, "std": reduction.std, "logsumexp": reduction.logsumexp,
     "norm": reduction.norm, "all": reduction.all, "any": reduction.any, "cumsum": reduction.cumsum,
     "count_nonzero": reduction.count_nonzero,
+    "softmax": _softmax_method("softmax"), "log_softmax": _softmax_method("log_softmax"),
     # shape
     "view": shape.view, "reshape": shape.reshape, "flatten": shape.flatten, "unflatten": shape.unflatten,
     "transpose": shape.transpose, "swapaxes": shape.transpose, "t": shape.t, "permute": shape.permute,

@@ -74,7 +74,7 @@ FORMAT_VERSION = 1
 MANIFEST = "manifest.json"
 _TENSOR_FILE = re.compile(r"tensors/(0|[1-9][0-9]*)\.npy")
 _ZIP_MAGIC = b"PK\x03\x04"
-_EMPTY_ZIP_MAGIC = b"PK\x05\x06"
+_MAX_MANIFEST_BYTES = 256 * 2**20  # far beyond any real object tree; a bigger one is a forged file
 
 FileLike = Union[str, "os.PathLike[str]", BinaryIO]
 MapLocation = Union[None, str, Device, Callable[[Tensor, str], Optional[Tensor]], dict]
@@ -204,6 +204,9 @@ def save(obj: Any, f: FileLike) -> None:
             _write_zip(fh, manifest, writer.tensors)
             fh.flush()
             os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # the permissions open() would give (mkstemp makes it private)
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -466,10 +469,14 @@ def _load_from(fh: BinaryIO, name: str, map_location: MapLocation) -> Any:
                                    "numpy.load and convert with learntorch.from_numpy")
             raise RuntimeError(f"{name} is not a learntorch file (expected a zip archive with learntorch's "
                                f"manifest, {MANIFEST}); it is a zip archive without one")
+        if zf.getinfo(MANIFEST).file_size > _MAX_MANIFEST_BYTES:
+            raise RuntimeError(f"{name} is a corrupt learntorch file: its manifest declares "
+                               f"{zf.getinfo(MANIFEST).file_size} bytes, more than any real one")
         try:
             manifest = json.loads(zf.read(MANIFEST).decode("utf-8"))
-        except (zipfile.BadZipFile, OSError, EOFError, UnicodeDecodeError, ValueError) as e:
-            raise RuntimeError(f"{name} is a corrupt learntorch file: its manifest cannot be read ({e})") from None
+        except (zipfile.BadZipFile, OSError, EOFError, UnicodeDecodeError, ValueError, RecursionError) as e:
+            raise RuntimeError(f"{name} is a corrupt learntorch file: its manifest cannot be read "
+                               f"({type(e).__name__}: {e})") from None
         if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
             raise RuntimeError(f"{name} is not a learntorch file (expected a zip archive with learntorch's "
                                f"manifest, {MANIFEST}); its {MANIFEST} does not say format 'learntorch'")
@@ -481,4 +488,8 @@ def _load_from(fh: BinaryIO, name: str, map_location: MapLocation) -> Any:
                                f"learntorch reads up to version {FORMAT_VERSION}). Upgrade learntorch to load it.")
         if "root" not in manifest:
             raise RuntimeError(f"{name} is a corrupt learntorch file: its manifest has no object ('root')")
-        return _Reader(zf, manifest, name, map_location).decode(manifest["root"])
+        reader = _Reader(zf, manifest, name, map_location)
+        try:
+            return reader.decode(manifest["root"])
+        except RecursionError:
+            raise reader.corrupt("its object tree is nested too deeply") from None

@@ -442,9 +442,9 @@ class Tensor:
     __str__ = __repr__
 
     def __format__(self, spec: str) -> str:
-        if self.ndim == 0 and spec:
-            return self.item().__format__(spec)
-        return object.__format__(self, spec) if spec else repr(self)
+        if self.ndim == 0 and type(self) is Tensor:  # as PyTorch: f"{t}" of a 0-d tensor is its number
+            return self.detach().item().__format__(spec)
+        return object.__format__(self, spec)
 
     def __len__(self) -> int:
         if self.ndim == 0:

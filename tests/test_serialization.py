@@ -321,6 +321,8 @@ def test_cuda_tensors_come_back_on_their_device_or_where_mapped(fake_cuda):
         lt.load(buf)
     buf.seek(0)
     assert lt.load(buf, map_location="cpu")["t"].device == lt.device("cpu")
+    buf.seek(0)  # a callable is asked first, so it can keep tensors on the CPU without any CUDA
+    assert lt.load(buf, map_location=lambda storage, loc: storage)["p"].device == lt.device("cpu")
 
 
 def test_cpu_file_mapped_to_cuda(fake_cuda):
@@ -351,6 +353,13 @@ def test_interrupted_save_leaves_the_old_file_and_no_temporary(tmp_path, monkeyp
     assert sorted(os.listdir(tmp_path)) == ["ckpt.lt"]
     monkeypatch.undo()
     np.testing.assert_array_equal(to_numpy(lt.load(path)["w"]), np.zeros(3, np.float32))
+
+
+def test_saved_file_gets_ordinary_permissions(tmp_path):
+    lt.save(lt.ones(1), tmp_path / "a.lt")
+    with open(tmp_path / "b.txt", "w") as fh:
+        fh.write("x")
+    assert (tmp_path / "a.lt").stat().st_mode == (tmp_path / "b.txt").stat().st_mode
 
 
 def test_interrupted_first_save_leaves_no_file(tmp_path, monkeypatch):
@@ -557,6 +566,15 @@ def test_damaged_manifests_and_versions():
         lt.load(make_zip({"format": "learntorch", "version": 1, "tensors": []}))
     with pytest.raises(RuntimeError, match="no list of tensors"):
         lt.load(make_zip({"format": "learntorch", "version": 1, "root": None}))
+
+
+def test_deeply_nested_or_oversized_manifests(monkeypatch):
+    deep = '{"format": "learntorch", "version": 1, "tensors": [], "root": ' + "[" * 100000 + "]" * 100000 + "}"
+    with pytest.raises(RuntimeError, match="manifest cannot be read.*RecursionError"):
+        lt.load(make_zip(raw_manifest=deep))
+    monkeypatch.setattr(serialization, "_MAX_MANIFEST_BYTES", 100)
+    with pytest.raises(RuntimeError, match="manifest declares .* bytes, more than any real one"):
+        lt.load(make_zip(one_tensor_manifest(), {"tensors/0.npy": npy(np.ones(2, np.float32))}))
 
 
 def test_truncated_file(tmp_path):

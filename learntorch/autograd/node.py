@@ -218,8 +218,9 @@ class AccumulateGrad(Node):
         if grad.dtype is not var.dtype:  # the engine casts gradients to their input's dtype, as PyTorch does
             grad = grad.to(var.dtype)
         if var._grad is None:
-            if create_graph:
-                var._grad = grad
+            if create_graph:  # a copy, as PyTorch makes (CopyBackwards): never a view of another tensor
+                from ..creation import empty_like
+                var._grad = empty_like(grad).copy_(grad)
             elif task is not None and task.may_keep(grad):
                 var._grad = grad.detach()
             else:
