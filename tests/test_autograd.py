@@ -642,10 +642,7 @@ def test_double_backward_into_grad(torch_oracle):
     ("std", lambda x: x.std(1), A), ("logsumexp", lambda x: x.logsumexp(0), A), ("var", lambda x: x.var(), A),
     ("prod", lambda x: x.prod(1), A), ("pow-tensor", lambda x: x ** x, P), ("sort", lambda x: x.sort(1)[0] ** 2, A),
     ("norm-p3", lambda x: x.norm(3), A), ("normalize", lambda x: lt_or_torch_normalize(x), A),
-    pytest.param("relu", lambda x: x.relu(), A, marks=pytest.mark.xfail(
-        strict=True, reason="PyTorch records relu's backward (ThresholdBackwardBackward0) so its zero second "
-        "derivative can be asked for; learntorch's relu backward multiplies by a constant mask and records no "
-        "graph, so autograd.grad of it raises 'does not require grad'")),
+    ("relu", lambda x: x.relu(), A),  # relu's backward is recorded (ThresholdBackwardBackward0), as in PyTorch
 ])
 def test_hessian_vector_products(torch_oracle, name, fn, data):
     """Second derivatives (``create_graph=True``) of each op's backward formula."""

@@ -158,16 +158,17 @@ def test_variants_match_torch(torch_oracle, make, kind):
         assert_same(a, e, check_grad_fn=False, path=f"grad {i}")
 
 
+@pytest.mark.parametrize("batch_first", [False, True])
 @pytest.mark.parametrize("h0", [False, True])
 @pytest.mark.parametrize("mode", MODES)
-def test_unbatched_input(torch_oracle, mode, h0):
+def test_unbatched_input(torch_oracle, mode, h0, batch_first):
     """(L, H_in) input without a batch dimension; h_0 then (layers·dirs, H)."""
     rng = np.random.default_rng(3)
     x = rng.standard_normal((STEPS, IN)).astype(np.float32)
     hs = [rng.standard_normal((4, HID)).astype(np.float32) for _ in range(2 if mode == "LSTM" else 1)]
 
     def run(T):
-        m = _seeded(T, mode, IN, HID, num_layers=2, bidirectional=True)
+        m = _seeded(T, mode, IN, HID, num_layers=2, bidirectional=True, batch_first=batch_first)
         hx = None if not h0 else (tuple(T.tensor(h) for h in hs) if mode == "LSTM" else T.tensor(hs[0]))
         out, hn = m(T.tensor(x, requires_grad=True), hx)
         return out, hn

@@ -30,9 +30,12 @@ from ..autograd.function import Function
 from ..backend import to_numpy, transfer
 from ..device import CPU
 from ..ops import linalg, pointwise
-from ..ops.common import binary_operands, check_same_device, infer_size, new_result, sum_to
+from ..ops.common import binary_operands, check_same_device, infer_size, new_result
 from ..ops.shape import UnsafeView
 from ..tensor import Tensor, _wrap_dim
+
+# IEEE arithmetic without NumPy's warnings, as in PyTorch (log(0) is -inf, 0/0 nan; see learntorch.ops)
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"learntorch\.nn\.functional")
 
 __all__ = [
     "linear", "relu", "sigmoid", "tanh", "gelu", "softmax", "log_softmax", "dropout", "batch_norm", "layer_norm",
@@ -112,7 +115,12 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
         out = input.matmul(weight.t())
         return out if bias is None else out + bias
     if input.ndim == 2:
-        return input.mm(weight.t()) if bias is None else linalg.addmm(bias, input, weight.t())
+        if bias is None:
+            return input.mm(weight.t())
+        if (input._dtype is weight._dtype is bias._dtype and input._device == weight._device == bias._device
+                and input.shape[1] == weight.shape[1] and bias.shape == weight.shape[:1]):
+            return linalg.Addmm.apply(bias, input, weight.t())  # checked: skip addmm's checks (hot path)
+        return linalg.addmm(bias, input, weight.t())
     if input.ndim == 1:
         if bias is None:
             return input.unsqueeze(0).mm(weight.t()).squeeze(0)
@@ -166,53 +174,82 @@ def erf_array(xp: Any, x: Any) -> Any:
     Cody's rational approximations: ``x·P(x²)/Q(x²)`` for ``|x| < 0.47``, and
     ``1 - exp(-x²)·R(|x|)`` beyond.  float64 arrays use all three of his ranges
     (error ≤ 2.2e-16); other float arrays are computed in float32 with the two ranges
-    float32 needs (erf rounds to ±1 from |x| ≈ 3.9 on), error ≤ 2e-7 (a few float32 ulps)."""
+    float32 needs (erf rounds to ±1 from |x| ≈ 3.9 on), error ≤ 2.5e-7 (a few float32 ulps).
+
+    The polynomials are evaluated in place (Horner's rule on one buffer): a fresh
+    temporary per step would cost more in memory traffic than the arithmetic."""
     if x.dtype == xp.float64:
         return _erf64(xp, x)
     orig = x.dtype
     x = x if x.dtype == xp.float32 else xp.astype(x, xp.float32)
-    f = np.float32
+    # Python floats are "weak" scalars (NumPy 2, the array API): the arithmetic stays float32
     y = xp.abs(x)
-    xs = xp.clip(x, f(-0.5), f(0.5))
-    z = xs * xs
-    num, den = f(_ERF_A[4]) * z, z
-    for i in range(3):
-        num, den = (num + f(_ERF_A[i])) * z, (den + f(_ERF_B[i])) * z
-    small = xs * (num + f(_ERF_A[3])) / (den + f(_ERF_B[3]))
-    yc = xp.clip(y, f(0.46875), f(4.0))
-    num, den = f(_ERF_C[8]) * yc, yc
-    for i in range(7):
-        num, den = (num + f(_ERF_C[i])) * yc, (den + f(_ERF_D[i])) * yc
-    big = f(1.0) - xp.exp(-yc * yc) * ((num + f(_ERF_C[7])) / (den + f(_ERF_D[7])))
-    big = xp.where(y >= f(4.0), f(1.0), big)
-    out = xp.where(y < f(0.46875), small, xp.where(x < 0, -big, big))
+    small = _ratio(xp, xp.clip(x, -0.5, 0.5), _ERF_A, _ERF_B, square=True)
+    yc = xp.clip(y, 0.46875, 4.0)
+    big = _ratio(xp, yc, _ERF_C, _ERF_D)
+    yc *= yc
+    yc *= -1.0
+    big *= xp.exp(yc)
+    big *= -1.0
+    big += 1.0  # 1 - erfc; rounds to 1 from |x| = 4 on
+    out = _select(xp, y < 0.46875, small, xp.copysign(big, x))
     return out if out.dtype == orig else xp.astype(out, orig)
+
+
+def _ratio(xp: Any, v: Any, p: tuple, q: tuple, square: bool = False) -> Any:
+    """Cody's ``P(v)/Q(v)`` (``v·P(v²)/Q(v²)`` with ``square``), P with the leading coefficient
+    last, as in CALERF: ``num = p[-1]·w; num = (num + p[i])·w …; (num + p[n])/(den + q[n])``."""
+    w = v * v if square else v
+    n = len(q) - 1
+    num = p[-1] * w
+    den = w + q[0]
+    den *= w
+    num += p[0]
+    num *= w
+    for i in range(1, n):
+        num += p[i]
+        num *= w
+        den += q[i]
+        den *= w
+    num += p[n]
+    den += q[n]
+    if square:
+        num *= v
+    num /= den
+    return num
 
 
 def _erf64(xp: Any, x: Any) -> Any:
     y = xp.abs(x)
-    xs = xp.clip(x, -0.5, 0.5)
-    z = xs * xs
-    num, den = _ERF_A[4] * z, z
-    for i in range(3):
-        num, den = (num + _ERF_A[i]) * z, (den + _ERF_B[i]) * z
-    small = xs * (num + _ERF_A[3]) / (den + _ERF_B[3])
-    yc = xp.clip(y, 0.46875, 4.0)
-    num, den = _ERF_C[8] * yc, yc
-    for i in range(7):
-        num, den = (num + _ERF_C[i]) * yc, (den + _ERF_D[i]) * yc
-    mid = (num + _ERF_C[7]) / (den + _ERF_D[7])
+    small = _ratio(xp, xp.clip(x, -0.5, 0.5), _ERF_A, _ERF_B, square=True)
+    mid = _ratio(xp, xp.clip(y, 0.46875, 4.0), _ERF_C, _ERF_D)
     yl = xp.clip(y, 4.0, 27.0)
-    z = 1.0 / (yl * yl)
-    num, den = _ERF_P[5] * z, z
-    for i in range(4):
-        num, den = (num + _ERF_P[i]) * z, (den + _ERF_Q[i]) * z
-    large = (0.56418958354775628695 - z * (num + _ERF_P[4]) / (den + _ERF_Q[4])) / yl
-    r = xp.where(y <= 4.0, mid, large)
+    z = yl * yl
+    z = 1.0 / z
+    large = _ratio(xp, z, _ERF_P, _ERF_Q)
+    large *= -z
+    large += 0.56418958354775628695  # 1/√π
+    large /= yl
+    r = _select(xp, y <= 4.0, mid, large)
     yy = xp.clip(y, 0.0, 27.0)  # erfc underflows to 0 beyond 27
     t = xp.trunc(yy * 16.0) / 16.0  # exp(-y²) as exp(-t²)·exp(-(y-t)(y+t)): no rounding error in t²
-    big = 1.0 - xp.exp(-t * t) * xp.exp(-(yy - t) * (yy + t)) * r
-    return xp.where(y < 0.46875, small, xp.where(x < 0, -big, big))
+    r *= xp.exp(-t * t) * xp.exp(-(yy - t) * (yy + t))
+    r *= -1.0
+    r += 1.0
+    return _select(xp, y < 0.46875, small, xp.copysign(r, x))
+
+
+def _select(xp: Any, cond: Any, a: Any, b: Any) -> Any:
+    """``where(cond, a, b)`` for finite ``a`` and ``b`` (NaN propagates from ``b``), as
+    ``m·a + (1-m)·b`` with m 0 or 1: exact, and much faster than NumPy's ``where`` when the
+    condition has no pattern (its branches are then mispredicted).  Overwrites ``a`` and ``b``."""
+    m = xp.astype(cond, a.dtype)
+    a *= m
+    m *= -1.0
+    m += 1.0
+    b *= m
+    a += b
+    return a
 
 
 _SQRT1_2 = 0.7071067811865476  # 1/√2
@@ -225,7 +262,11 @@ def _gelu_parts(xp: Any, a: Any, approximate: str, order: int) -> Any:
     """GELU (order 0), its derivative (1) or second derivative (2) of a float array."""
     if approximate == "none":
         if order == 0:
-            return a * 0.5 * (1.0 + erf_array(xp, a * _SQRT1_2))
+            out = erf_array(xp, a * _SQRT1_2)
+            out += 1.0
+            out *= a
+            out *= 0.5
+            return out
         pdf = xp.exp(-0.5 * a * a) * _INV_SQRT_2PI
         if order == 1:
             return 0.5 * (1.0 + erf_array(xp, a * _SQRT1_2)) + a * pdf
@@ -304,7 +345,7 @@ def _along(x: Tensor, dim: int, fn: Any) -> Any:
         return xp.reshape(fn(xp, xp.reshape(a, (1,)), 0), ())
     if a.shape[dim] == 0:
         return xp.asarray(a, copy=True)
-    return fn(xp, a, dim)
+    return fn(xp, a, dim)  # a row of -inf gives NaN (NumPy's warning is filtered at the top of this file)
 
 
 def _softmax_array(xp: Any, a: Any, axis: int) -> Any:
@@ -357,6 +398,10 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
         (y,) = ctx.saved_tensors
+        if not grad_mode._state.enabled and y.ndim:  # plain backward: on the arrays, nothing to record
+            xp = y._backend.xp
+            g = grad._data
+            return new_result(g - xp.exp(y._data) * xp.sum(g, axis=ctx.dim, keepdims=True), grad), None
         return grad - y.exp() * _sum_keep(grad, ctx.dim), None
 
 
@@ -511,7 +556,7 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
         raise RuntimeError(f"batch_norm: expected an input with at least 2 dimensions (N, C, ...), "
                            f"got {input.ndim}D")
     c = input.shape[1]
-    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
         if t is not None and t.numel() != c:
             raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
     if not training:
@@ -821,29 +866,32 @@ class NllLoss(Function):
         a, t = x._data, target._data
         if a.ndim == 1:  # one sample without a batch dimension
             a, t = xp.reshape(a, (1,) + a.shape), xp.reshape(t, (1,))
+        if t.dtype != xp.int64:
+            t = xp.astype(t, xp.int64)
         c = a.shape[1]
         valid = t != ignore_index
-        if t.size:
-            bad = valid & ((t < 0) | (t >= c))
-            if bool(xp.any(bad)):
-                first = to_numpy(t)[to_numpy(bad)][0]
-                raise IndexError(f"Target {first} is out of bounds.")
-        safe = xp.where(valid, xp.astype(t, xp.int64), xp.zeros_like(t, dtype=xp.int64))
-        picked = xp.squeeze(xp.take_along_axis(a, xp.expand_dims(safe, axis=1), axis=1), axis=1)
-        if weight is None:
-            wt = xp.astype(valid, a.dtype)
+        all_valid = t.size == 0 or bool(xp.all(valid))
+        safe = t if all_valid else xp.where(valid, t, xp.zeros_like(t))  # ignored positions point at class 0
+        if t.size and (int(xp.min(safe)) < 0 or int(xp.max(safe)) >= c):
+            bad = to_numpy(valid & ((t < 0) | (t >= c)))
+            raise IndexError(f"Target {to_numpy(t)[bad][0]} is out of bounds.")
+        if be.is_numpy and a.ndim == 2:
+            picked = a[np.arange(a.shape[0]), safe]
         else:
-            wt = xp.reshape(xp.take(weight._data, xp.reshape(safe, (-1,)), axis=0), safe.shape)
-            wt = xp.where(valid, wt, xp.zeros_like(wt))
-        losses = -picked * wt
+            picked = xp.squeeze(xp.take_along_axis(a, xp.expand_dims(safe, axis=1), axis=1), axis=1)
+        # the weight of each target (None: all 1, the common case)
+        wt = None if weight is None and all_valid else xp.astype(valid, a.dtype)
+        if weight is not None:
+            wt = wt * xp.reshape(xp.take(weight._data, xp.reshape(safe, (-1,)), axis=0), safe.shape)
+        losses = -picked if wt is None else -picked * wt
+        total = None
         if reduction == "none":
             out = xp.reshape(losses, tuple(target.shape))
-            total = None
         else:
             out = xp.sum(losses)
-            total = xp.sum(wt)
             if reduction == "mean":
-                out = out / total
+                total = float(picked.size) if wt is None else float(xp.sum(wt))
+                out = out / total if total else out * math.nan  # nothing counted: nan, as in PyTorch
         ctx.reduction, ctx.safe, ctx.wt, ctx.total = reduction, safe, wt, total
         ctx.input_shape = tuple(x.shape)
         return new_result(out, x)
@@ -852,23 +900,28 @@ class NllLoss(Function):
     def backward(ctx, grad: Tensor) -> tuple:
         be = grad._backend
         xp = be.xp
-        safe, wt = ctx.safe, ctx.wt
-        scale = -wt
+        safe, wt, shape = ctx.safe, ctx.wt, ctx.input_shape
+        dt = grad._data.dtype
+        scale = xp.full(safe.shape, -1.0, dtype=dt, device=be.native_device) if wt is None else -wt
         if ctx.reduction == "mean":
-            total = float(ctx.total)
-            scale = scale / total if total != 0 else xp.zeros_like(wt)
-        shape2 = (safe.shape[0], ctx.input_shape[-1] if len(ctx.input_shape) == 1 else ctx.input_shape[1]) \
-            + safe.shape[1:]
+            scale = scale / ctx.total if ctx.total != 0 else xp.zeros_like(scale)
+        shape2 = (safe.shape[0], shape[-1] if len(shape) == 1 else shape[1]) + tuple(safe.shape[1:])
         if be.is_numpy:
-            coef = np.zeros(shape2, dtype=wt.dtype)
-            np.put_along_axis(coef, safe[:, None], scale[:, None], axis=1)
+            coef = np.zeros(shape2, dtype=scale.dtype)
+            if coef.ndim == 2:
+                coef[np.arange(shape2[0]), safe] = scale
+            else:
+                np.put_along_axis(coef, safe[:, None], scale[:, None], axis=1)
         else:
             classes = xp.reshape(xp.arange(shape2[1], dtype=xp.int64, device=be.native_device),
                                  (1, shape2[1]) + (1,) * (len(shape2) - 2))
-            coef = xp.astype(xp.expand_dims(safe, axis=1) == classes, wt.dtype) * xp.expand_dims(scale, axis=1)
-        coef = xp.reshape(coef, ctx.input_shape)
+            coef = xp.astype(xp.expand_dims(safe, axis=1) == classes, scale.dtype) * xp.expand_dims(scale, axis=1)
+        coef = xp.reshape(coef, shape)
         if ctx.reduction == "none" and grad.ndim:
-            grad = grad.unsqueeze(1) if len(ctx.input_shape) > 1 else grad
+            grad = grad.unsqueeze(1) if len(shape) > 1 else grad
+        if not grad_mode._state.enabled:  # plain backward: scale in place, nothing to record
+            coef *= grad._data
+            return _const(grad, coef)
         return _const(grad, coef) * grad
 
 
@@ -893,6 +946,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
     if input.ndim != 1 and input.shape[0] != (target.shape[0] if target.ndim else 1):
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                          f"({target.shape[0] if target.ndim else 1}).")
+    if weight is not None and weight._dtype is not input._dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_name(input)} but found {_scalar_name(weight)}")
     kw = dict(weight=weight, reduction=reduction, ignore_index=ignore_index)
     if input.ndim <= 2:
         if target.ndim > 1:
@@ -1079,7 +1134,8 @@ class BinaryCrossEntropy(Function):
         a, b, _ = binary_operands(x, y)
         if bool(xp.any(~((a >= 0) & (a <= 1)))):
             raise RuntimeError("all elements of input should be between 0 and 1")
-        loss = (b - 1) * xp.maximum(xp.log1p(-a), -100.0) - b * xp.maximum(xp.log(a), -100.0)
+        with np.errstate(all="ignore"):  # log(0) = -inf, then clamped
+            loss = (b - 1) * xp.maximum(xp.log1p(-a), -100.0) - b * xp.maximum(xp.log(a), -100.0)
         if weight is not None:
             loss = loss * weight._data
         ctx.save_for_backward(x, y)

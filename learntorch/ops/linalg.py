@@ -7,6 +7,7 @@ the inner product of two 1-D tensors.  The backward of ``C = A @ B`` is
 """
 from __future__ import annotations
 
+from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..tensor import Tensor
 from .common import binary_operands, check_same_device, new_result, sum_to
@@ -30,6 +31,7 @@ class Matmul(Function):
     def forward(ctx, a: Tensor, b: Tensor) -> Tensor:
         ctx.save_for_backward(b if ctx.needs_input_grad[0] else None, a if ctx.needs_input_grad[1] else None)
         ctx.shapes = (tuple(a.shape), tuple(b.shape))
+        ctx.mat2_transposed = ctx.needs_input_grad[1] and _is_transposed(b)
         return new_result(_product(a, b), a)
 
     @staticmethod
@@ -63,7 +65,7 @@ class Mm(Matmul):
     def backward(ctx, grad: Tensor) -> tuple:
         b, a = ctx.saved_tensors
         ga = grad.mm(b.t()) if ctx.needs_input_grad[0] else None
-        gb = a.t().mm(grad) if ctx.needs_input_grad[1] else None
+        gb = _mat2_grad(a, grad, ctx.mat2_transposed) if ctx.needs_input_grad[1] else None
         return ga, gb
 
 
@@ -201,6 +203,8 @@ class Addmm(Function):
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
         mat2, mat1 = ctx.saved_tensors
+        if not grad_mode._state.enabled:  # a plain backward records nothing: work on the arrays directly
+            return _addmm_backward_arrays(ctx, grad, mat1, mat2)
         g_in = None
         if ctx.needs_input_grad[0]:
             shape = ctx.input_shape
@@ -210,10 +214,30 @@ class Addmm(Function):
         return g_in, g1, g2
 
 
+def _addmm_backward_arrays(ctx, grad: Tensor, mat1: Tensor, mat2: Tensor) -> tuple:
+    """Addmm's backward without recording (the common ``loss.backward()``): the same formulas
+    on the backend arrays, skipping the dozen small tensor operations the recorded form needs."""
+    xp = grad._backend.xp
+    g = grad._data
+    g_in = g1 = g2 = None
+    if ctx.needs_input_grad[0]:
+        shape = ctx.input_shape
+        if len(shape) == 1 and shape[0] == g.shape[1]:
+            g_in = new_result(xp.sum(g, axis=0), grad)
+        else:
+            g_in = sum_to(grad, shape)
+    if ctx.needs_input_grad[1]:
+        g1 = new_result(xp.matmul(g, mat2._data.T), grad)
+    if ctx.needs_input_grad[2]:
+        g2 = new_result(xp.matmul(g.T, mat1._data).T if ctx.mat2_transposed else xp.matmul(mat1._data.T, g), grad)
+    return g_in, g1, g2
+
+
 def _is_transposed(t: Tensor) -> bool:
-    """A column-major matrix, typically ``W.t()`` of a row-major ``W``."""
-    strides = t.stride()
-    return t.ndim == 2 and t.shape[0] > 1 and t.shape[1] > 1 and strides[0] == 1 and strides[1] == t.shape[0]
+    """A column-major matrix, typically ``W.t()`` of a row-major ``W`` (NumPy and CuPy arrays have
+    flags; the strict stand-in has no layout to speak of)."""
+    flags = getattr(t._data, "flags", None)
+    return flags is not None and t._data.ndim == 2 and flags.f_contiguous and not flags.c_contiguous
 
 
 def _mat2_grad(mat1: Tensor, grad: Tensor, transposed: bool) -> Tensor:

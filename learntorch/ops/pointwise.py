@@ -407,11 +407,39 @@ Log10 = _unary("Log10", "Log10Backward0", lambda xp, a: xp.log10(a), lambda x: 1
 Exp2 = _unary("Exp2", "Exp2Backward0", lambda xp, a: xp.pow(2.0, a) if hasattr(xp, "pow") else 2.0 ** a,
               lambda y: y * 0.6931471805599453, "result")
 Abs = _unary("Abs", "AbsBackward0", lambda xp, a: xp.abs(a), lambda x: x.sign(), "input")
-Relu = _unary("Relu", "ReluBackward0", lambda xp, a: xp.where(a > 0, a, xp.zeros_like(a)),
+Relu = _unary("Relu", "ReluBackward0", lambda xp, a: xp.maximum(a, 0),  # one pass; NaN stays NaN, as in PyTorch
               lambda y: (y > 0).to(y.dtype), "result")
-# PyTorch's threshold_backward *selects*: where the input was <= 0 the gradient is +0, never the -0
-# that ``grad * 0`` gives for a negative grad (it would print as ``-0.``).
-Relu.backward = staticmethod(lambda ctx, grad: where(ctx.saved_tensors[0] > 0, grad, 0.0))
+
+
+class ThresholdBackward(Function):
+    """ReLU's backward as an operation of its own (PyTorch's ``threshold_backward``): the gradient
+    where the output is positive, +0 elsewhere.  Recorded, so ``create_graph=True`` can
+    differentiate relu twice (the second derivative is 0)."""
+
+    _backward_name = "ThresholdBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad: Tensor, y: Tensor) -> Tensor:
+        keep = y._data > 0
+        g = grad._data
+        ctx.save_for_backward(y)
+        if grad._backend.is_numpy:
+            # PyTorch *selects*; ``g * keep`` is the same numbers (after ``+ 0.0`` turns the -0 of a
+            # negative g times 0 into +0) unless g has inf/NaN, and many times faster than np.where
+            # with an unpredictable mask.
+            out = g * keep
+            out += 0.0
+            if np.isfinite(out).all():
+                return new_result(out, grad)
+        return new_result(grad._backend.xp.where(keep, g, 0.0), grad)
+
+    @staticmethod
+    def backward(ctx, gg: Tensor) -> tuple:
+        (y,) = ctx.saved_tensors
+        return ThresholdBackward.apply(gg, y), Tensor._zeros(y.shape, y._dtype, y._device)
+
+
+Relu.backward = staticmethod(lambda ctx, grad: ThresholdBackward.apply(grad, ctx.saved_tensors[0]))
 
 
 class Neg(Function):

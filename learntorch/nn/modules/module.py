@@ -482,9 +482,31 @@ class Module:
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
                 or self._backward_pre_hooks or self._non_full_backward_hooks):
             return self.forward(*args, **kwargs)
-        return self._call_with_hooks(args, kwargs)
+        if not self._forward_hooks_always_called:
+            return self._call_with_hooks(args, kwargs)
+        called: set = set()
+        try:
+            return self._call_with_hooks(args, kwargs, called)
+        except Exception:
+            self._run_always_called_hooks(args, kwargs, called)
+            raise
 
-    def _call_with_hooks(self, args: tuple, kwargs: dict) -> Any:
+    def _run_always_called_hooks(self, args: tuple, kwargs: dict, called: set) -> None:
+        """``register_forward_hook(..., always_call=True)``: when forward raised, such hooks still
+        run (with output None) before the error goes on; an error of theirs is only a warning."""
+        result = None
+        for hook_id, hook in list((self._forward_hooks or {}).items()):
+            if hook_id not in self._forward_hooks_always_called or hook_id in called:
+                continue
+            try:
+                out = hook(self, args, kwargs, result) if hook_id in self._forward_hooks_with_kwargs \
+                    else hook(self, args, result)
+                result = result if out is None else out
+            except Exception as e:  # noqa: BLE001 - the forward error is the one to raise
+                warnings.warn("module forward hook with ``always_call=True`` raised an exception that was "
+                              f"silenced as another error was raised in forward: {e}")
+
+    def _call_with_hooks(self, args: tuple, kwargs: dict, called: Optional[set] = None) -> Any:
         """The hook protocol, in PyTorch's order."""
         for hook_id, hook in list((self._forward_pre_hooks or {}).items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
@@ -509,6 +531,8 @@ class Module:
                 result = hook(self, args, kwargs, output)
             else:
                 result = hook(self, args, output)
+            if called is not None:
+                called.add(hook_id)
             if result is not None:
                 output = result
         if bw_hook is not None:
