@@ -20,6 +20,14 @@ def _index(idx: int, size: int, kind: str) -> int:
     return idx + size if idx < 0 else idx
 
 
+def _renumber(container: Module, items: list) -> None:
+    """Store ``items`` under the names "0", "1", …: after a deletion or insertion the
+    indices stay 0..n-1, as in PyTorch."""
+    container._modules.clear()
+    for i, module in enumerate(items):
+        container._modules[str(i)] = module
+
+
 class Sequential(Module):
     """Modules applied one after another: ``Sequential(Linear(2, 3), ReLU())(x)``."""
 
@@ -55,11 +63,7 @@ class Sequential(Module):
         keys = list(self._modules)
         for key in (keys[idx] if isinstance(idx, slice) else [keys[_index(idx, len(self), "Sequential")]]):
             del self._modules[key]
-        # renumber so that indices stay 0..n-1, as PyTorch does
-        items = list(self._modules.values())
-        self._modules.clear()
-        for i, module in enumerate(items):
-            self._modules[str(i)] = module
+        _renumber(self, list(self._modules.values()))
 
     def append(self, module: Module) -> "Sequential":
         self.add_module(str(len(self)), module)
@@ -87,9 +91,7 @@ class Sequential(Module):
             raise IndexError(f"Index out of range: {index}")
         items = list(self._modules.values())
         items.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _renumber(self, items)
         return self
 
     def pop(self, index: int = -1) -> Module:
@@ -123,9 +125,7 @@ class ModuleList(Module):
     def __delitem__(self, idx: Union[int, slice]) -> None:
         items = list(self._modules.values())
         del items[idx if isinstance(idx, slice) else _index(idx, len(self), "ModuleList")]
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _renumber(self, items)
 
     def append(self, module: Module) -> "ModuleList":
         self.add_module(str(len(self)), module)
@@ -168,9 +168,7 @@ class ModuleList(Module):
     def insert(self, index: int, module: Module) -> None:
         items = list(self._modules.values())
         items.insert(index, module)
-        self._modules.clear()
-        for i, m in enumerate(items):
-            self._modules[str(i)] = m
+        _renumber(self, items)
 
 
 class ModuleDict(Module):
