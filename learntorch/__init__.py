@@ -38,7 +38,7 @@ from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, s
 from .serialization import load, save
 from .size import Size
 from .tensor import Tensor
-from . import autograd, cuda, nn, testing  # noqa: E402
+from . import autograd, cuda, nn, optim, testing, utils  # noqa: E402
 
 concat = concatenate = cat
 clip = clamp

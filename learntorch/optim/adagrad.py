@@ -1,0 +1,58 @@
+"""Adagrad: divide each gradient by the root of the *sum* of all its past squares,
+so often-updated coordinates take smaller steps.  PyTorch's algorithm::
+
+    step += 1
+    g = -g if maximize;  g = g + weight_decay * p
+    clr = lr / (1 + (step - 1) * lr_decay)
+    sum = sum + g * g
+    p = p - clr * g / (sqrt(sum) + eps)
+
+The state (``step``, ``sum`` starting at ``initial_accumulator_value``) is made
+when the optimizer is built, as PyTorch does.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Optional
+
+from .. import creation
+from ..autograd import grad_mode
+from . import _ops
+from .optimizer import Optimizer, _check
+
+
+class Adagrad(Optimizer):
+    def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
+                 initial_accumulator_value: float = 0, eps: float = 1e-10, *, maximize: bool = False) -> None:
+        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= lr_decay, f"Invalid lr_decay value: {lr_decay}")
+        _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
+        _check(0.0 <= initial_accumulator_value, f"Invalid initial_accumulator_value value: "
+                                                 f"{initial_accumulator_value}")
+        _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, maximize=maximize)
+        super().__init__(params, defaults)
+        for group in self.param_groups:
+            for p in group["params"]:
+                state = self.state[p]
+                state["step"] = creation.tensor(0.0)
+                state["sum"] = creation.full_like(p, group["initial_accumulator_value"])
+
+    def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
+        loss = self._run_closure(closure)
+        with grad_mode.no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    state = self.state[p]
+                    state["step"].add_(1)
+                    step = state["step"].item()
+                    grad = p.grad if not group["maximize"] else -p.grad
+                    if group["weight_decay"] != 0:
+                        grad = grad.add(p, alpha=group["weight_decay"])
+                    clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+                    _ops.addcmul_(state["sum"], grad, grad, value=1)
+                    std = state["sum"].sqrt().add_(group["eps"])
+                    _ops.addcdiv_(p, grad, std, value=-clr)
+        return loss

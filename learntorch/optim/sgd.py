@@ -1,0 +1,53 @@
+"""Stochastic gradient descent (随机梯度下降), with momentum, Nesterov and weight decay.
+
+For each parameter ``p`` with gradient ``g`` (PyTorch's algorithm, same order)::
+
+    g = -g if maximize
+    g = g + weight_decay * p                       # L2 penalty
+    if momentum:
+        buf = g (first step)  or  buf = momentum * buf + (1 - dampening) * g
+        g = g + momentum * buf  if nesterov  else  buf
+    p = p - lr * g
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable, Optional
+
+from ..autograd import grad_mode
+from .optimizer import Optimizer, _check
+
+
+class SGD(Optimizer):
+    def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False) -> None:
+        _check(lr >= 0.0, f"Invalid learning rate: {lr}")
+        _check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
+        _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                        nesterov=nesterov, maximize=maximize)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+
+    def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
+        loss = self._run_closure(closure)
+        with grad_mode.no_grad():
+            for group in self.param_groups:
+                lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    grad = p.grad if not group["maximize"] else -p.grad
+                    if group["weight_decay"] != 0:
+                        grad = grad.add(p, alpha=group["weight_decay"])
+                    if momentum != 0:
+                        state = self.state[p]
+                        buf = state.get("momentum_buffer")
+                        if buf is None:
+                            buf = grad.clone().detach()
+                            state["momentum_buffer"] = buf
+                        else:
+                            buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+                        grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+                    p.add_(grad, alpha=-lr)
+        return loss

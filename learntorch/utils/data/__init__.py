@@ -1,0 +1,12 @@
+"""``learntorch.utils.data``: datasets, samplers and the DataLoader, as in ``torch.utils.data``.
+
+Everything runs in the main process (``num_workers=0``).  Shuffling draws from
+learntorch's PyTorch-exact CPU generator in the same order PyTorch does, so with
+the same ``manual_seed`` a shuffled DataLoader and ``random_split`` give PyTorch's
+own indices."""
+from .dataloader import DataLoader, default_collate, default_convert
+from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+
+__all__ = ["BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "RandomSampler", "Sampler",
+           "SequentialSampler", "Subset", "TensorDataset", "default_collate", "default_convert", "random_split"]
