@@ -145,8 +145,9 @@ test-gpu: setup ## on a machine with an NVIDIA GPU: install the cuda extra (CuPy
 exercises: setup ## regenerate exercises/ from solutions/
 	$(PY) -m learntorch.grading.release
 
-bench: setup ## run the benchmarks (benchmarks/run.py)
+bench: setup ## run the benchmarks (benchmarks/run.py, benchmarks/train_mlp.py)
 	$(PY) benchmarks/run.py
+	$(PY) benchmarks/train_mlp.py
 
 lock: ## re-resolve requirements/lock.txt from the ranges in pyproject.toml (Python 3.11, Linux x86_64)
 	PYTHON=$(PYTHON) bash scripts/lock.sh

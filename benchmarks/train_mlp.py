@@ -1,0 +1,223 @@
+"""Training-step benchmark (issue: optim and gradient accumulation).
+
+An MLP 784-512-256-10 with ReLU, cross-entropy and plain SGD, float32, trained
+three ways in one run, interleaved, with the same thread count:
+
+* learntorch (``import learntorch as torch``),
+* the same step written by hand in NumPy,
+* PyTorch on the CPU (when installed).
+
+All three start from the same weights and must compute the same first-step
+loss.  Then, memory: 300 steps must not grow peak RSS or traced memory after
+warm-up, and one backward at batch 2048 is compared with 4 accumulated
+micro-batches of 512 (learntorch against NumPy, peak traced memory).
+
+    python benchmarks/train_mlp.py [--quick]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import sys
+import time
+import tracemalloc
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import learntorch  # noqa: E402
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+SIZES = (784, 512, 256, 10)
+LR = 0.01
+
+
+def init_weights(seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for fan_in, fan_out in zip(SIZES[:-1], SIZES[1:]):
+        bound = 1 / np.sqrt(fan_in)
+        out.append(rng.uniform(-bound, bound, (fan_out, fan_in)).astype(np.float32))
+        out.append(rng.uniform(-bound, bound, (fan_out,)).astype(np.float32))
+    return out
+
+
+def data(batch: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((batch, SIZES[0])).astype(np.float32), rng.integers(0, 10, batch)
+
+
+class NumpyMLP:
+    """The same training step, derived by hand: forward, softmax cross-entropy, backward, SGD."""
+
+    def __init__(self, weights: list[np.ndarray]) -> None:
+        self.p = [w.copy() for w in weights]
+
+    def grads(self, x: np.ndarray, y: np.ndarray, scale: float = 1.0) -> tuple[float, list[np.ndarray]]:
+        w1, b1, w2, b2, w3, b3 = self.p
+        h1 = np.maximum(x @ w1.T + b1, 0)
+        h2 = np.maximum(h1 @ w2.T + b2, 0)
+        z = h2 @ w3.T + b3
+        z = z - z.max(axis=1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        n = len(y)
+        loss = -logp[np.arange(n), y].mean()
+        g = np.exp(logp)
+        g[np.arange(n), y] -= 1
+        g *= scale / n
+        gw3, gb3 = g.T @ h2, g.sum(0)
+        g2 = (g @ w3) * (h2 > 0)
+        gw2, gb2 = g2.T @ h1, g2.sum(0)
+        g1 = (g2 @ w2) * (h1 > 0)
+        gw1, gb1 = g1.T @ x, g1.sum(0)
+        return float(loss), [gw1, gb1, gw2, gb2, gw3, gb3]
+
+    def step(self, x: np.ndarray, y: np.ndarray) -> float:
+        loss, grads = self.grads(x, y)
+        for p, g in zip(self.p, grads):
+            p -= LR * g
+        return loss
+
+
+def make_model(lib, weights: list[np.ndarray]):
+    layers = []
+    for i in range(3):
+        lin = lib.nn.Linear(SIZES[i], SIZES[i + 1])
+        with lib.no_grad():
+            lin.weight.copy_(lib.from_numpy(weights[2 * i].copy()))
+            lin.bias.copy_(lib.from_numpy(weights[2 * i + 1].copy()))
+        layers += [lin, lib.nn.ReLU()] if i < 2 else [lin]
+    model = lib.nn.Sequential(*layers)
+    return model, lib.optim.SGD(model.parameters(), lr=LR), lib.nn.CrossEntropyLoss()
+
+
+def lib_step(lib, model, opt, loss_fn, x, y) -> float:
+    opt.zero_grad()
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    opt.step()
+    return loss.item()
+
+
+def speed(batches: tuple[int, ...], repeats: int) -> None:
+    weights = init_weights()
+    for batch in batches:
+        xn, yn = data(batch)
+        np_model = NumpyMLP(weights)
+        lt = make_model(learntorch, weights)
+        lx, ly = learntorch.from_numpy(xn), learntorch.from_numpy(yn)
+        funcs = {"numpy": lambda: np_model.step(xn, yn),
+                 "learntorch": lambda: lib_step(learntorch, *lt, lx, ly)}
+        first = {"numpy": np_model.step(xn, yn), "learntorch": lib_step(learntorch, *lt, lx, ly)}
+        if torch is not None:
+            tt = make_model(torch, weights)
+            tx, ty = torch.from_numpy(xn), torch.from_numpy(yn)
+            funcs["torch"] = lambda: lib_step(torch, *tt, tx, ty)
+            first["torch"] = lib_step(torch, *tt, tx, ty)
+        ref = first["numpy"]
+        assert all(abs(v - ref) <= 1e-4 * max(1, abs(ref)) for v in first.values()), first
+        inner = max(1, 512 // batch)
+        samples = {k: [] for k in funcs}
+        for _ in range(repeats):
+            for name, f in funcs.items():
+                t0 = time.perf_counter()
+                for _ in range(inner):
+                    f()
+                samples[name].append((time.perf_counter() - t0) / inner)
+        med = {k: statistics.median(v) for k, v in samples.items()}
+        line = (f"batch {batch:5d}: first-step loss {ref:.5f} (all agree); numpy {med['numpy'] * 1e3:7.2f} ms, "
+                f"learntorch {med['learntorch'] * 1e3:7.2f} ms = {med['learntorch'] / med['numpy']:.2f}x numpy")
+        if "torch" in med:
+            line += (f", torch {med['torch'] * 1e3:7.2f} ms = {med['torch'] / med['numpy']:.2f}x numpy; "
+                     f"learntorch/torch {med['learntorch'] / med['torch']:.2f}x")
+        print(line)
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def no_growth(steps: int) -> None:
+    """The graph is freed after each backward: memory must not creep up."""
+    weights = init_weights()
+    model = make_model(learntorch, weights)
+    xn, yn = data(256)
+    x, y = learntorch.from_numpy(xn), learntorch.from_numpy(yn)
+    for _ in range(20):  # warm-up
+        lib_step(learntorch, *model, x, y)
+    tracemalloc.start()
+    rss0 = peak_rss_mb()
+    lib_step(learntorch, *model, x, y)
+    _, peak0 = tracemalloc.get_traced_memory()
+    for _ in range(steps):
+        lib_step(learntorch, *model, x, y)
+    current, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    rss1 = peak_rss_mb()
+    print(f"{steps} steps at batch 256: peak RSS {rss0:.1f} -> {rss1:.1f} MB; traced peak {peak0 / 2**20:.2f} -> "
+          f"{peak / 2**20:.2f} MB, traced now {current / 2**20:.2f} MB")
+
+
+def traced_peak(fn) -> float:
+    tracemalloc.start()
+    tracemalloc.reset_peak()
+    fn()
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak / 2**20
+
+
+def accumulation_memory() -> None:
+    """One backward of 2048 against 4 accumulated micro-batches of 512."""
+    weights = init_weights()
+    xn, yn = data(2048)
+    np_model = NumpyMLP(weights)
+
+    def np_big():
+        np_model.grads(xn, yn)
+
+    def np_acc():
+        total = None
+        for i in range(4):
+            _, g = np_model.grads(xn[i * 512:(i + 1) * 512], yn[i * 512:(i + 1) * 512], scale=0.25)
+            total = g if total is None else [a + b for a, b in zip(total, g)]
+
+    model, opt, loss_fn = make_model(learntorch, weights)
+    x, y = learntorch.from_numpy(xn), learntorch.from_numpy(yn)
+
+    def lt_big():
+        opt.zero_grad()
+        loss_fn(model(x), y).backward()
+
+    def lt_acc():
+        opt.zero_grad()
+        for i in range(4):
+            (loss_fn(model(x[i * 512:(i + 1) * 512]), y[i * 512:(i + 1) * 512]) / 4).backward()
+
+    lt_big()  # allocate .grad once so both runs start alike
+    res = {name: traced_peak(f) for name, f in (("numpy big", np_big), ("numpy acc", np_acc),
+                                                ("learntorch big", lt_big), ("learntorch acc", lt_acc))}
+    print(f"peak traced memory, batch 2048 vs 4 x 512: numpy {res['numpy big']:.1f} -> {res['numpy acc']:.1f} MB "
+          f"({res['numpy big'] / res['numpy acc']:.2f}x less); learntorch {res['learntorch big']:.1f} -> "
+          f"{res['learntorch acc']:.1f} MB ({res['learntorch big'] / res['learntorch acc']:.2f}x less)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    if torch is not None:
+        torch.set_num_threads(int(os.environ.get("BENCH_THREADS", os.cpu_count() or 1)))
+    speed((32, 256, 2048), 3 if args.quick else 11)
+    no_growth(50 if args.quick else 300)
+    accumulation_memory()
+
+
+if __name__ == "__main__":
+    main()
