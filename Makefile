@@ -35,6 +35,7 @@ LAB_START := $(if $(wildcard notebooks/01_tensors.ipynb),/lab/tree/notebooks/01_
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 .PHONY: help setup dot oracle lab test test-pytest test-notebooks test-release test-gpu exercises bench lock clean
+.PHONY: slides site
 
 help: ## list the commands
 	@echo "learntorch -- make targets:"
@@ -144,6 +145,15 @@ test-gpu: setup ## on a machine with an NVIDIA GPU: install the cuda extra (CuPy
 
 exercises: setup ## regenerate exercises/ from solutions/
 	$(PY) -m learntorch.grading.release
+
+# Slides and website (scripts/build_site.py). The first run installs reveal.js
+# and MathJax with `npm ci` into web/node_modules (exact versions from
+# web/package-lock.json); the outputs run offline, without any CDN.
+slides: setup ## reveal.js decks of the chapters into build/slides/NN_name.slides.html (offline; `s` = speaker notes)
+	$(PY) scripts/build_site.py slides --out build/slides
+
+site: setup ## the course website into build/site/ (chapters, exercises, slides, glossary, search); open build/site/index.html
+	$(PY) scripts/build_site.py site --out build/site
 
 bench: setup ## run the benchmarks (benchmarks/run.py, benchmarks/train_mlp.py)
 	$(PY) benchmarks/run.py
