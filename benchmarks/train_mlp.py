@@ -12,19 +12,52 @@ loss.  Then, memory: 300 steps must not grow peak RSS or traced memory after
 warm-up, and one backward at batch 2048 is compared with 4 accumulated
 micro-batches of 512 (learntorch against NumPy, peak traced memory).
 
-    python benchmarks/train_mlp.py [--quick]
+    python benchmarks/train_mlp.py [--quick] [--threads N] [--cpu-time]
+
+On a machine shared with other work, ``--threads 1 --cpu-time`` gives the
+steadiest ratios: each step is timed by its thread's CPU time, which other
+processes cannot inflate by taking the core away.
+
+Threads.  NumPy and learntorch share NumPy's BLAS (OpenBLAS); PyTorch has its own
+(MKL and OpenMP).  All get the same count: ``--threads`` (or ``BENCH_THREADS``,
+default: all cores) is set for OpenBLAS, OpenMP and MKL *before* NumPy is
+imported, and with ``torch.set_num_threads``.  With more than one thread, each
+library's idle workers keep spinning for a while after a call (OpenBLAS's for up
+to about 0.1 s): when the libraries take turns, one library's spinning workers
+occupy the cores the next one needs, which made PyTorch look 2-5x slower than it
+is at small batches.  So each timed block starts after a short pause
+(``SETTLE_S``) in which the previous library's workers go to sleep: every
+library is measured as if it ran alone.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import platform
 import resource
 import statistics
 import sys
 import time
 import tracemalloc
 
-import numpy as np
+
+def _thread_count() -> int:
+    """``--threads N`` or ``BENCH_THREADS`` (default: all cores), read before NumPy is imported."""
+    argv = sys.argv[1:]
+    for i, arg in enumerate(argv):
+        if arg.startswith("--threads="):
+            return int(arg.split("=", 1)[1])
+        if arg == "--threads" and i + 1 < len(argv):
+            return int(argv[i + 1])
+    return int(os.environ.get("BENCH_THREADS", os.cpu_count() or 1))
+
+
+THREADS = _thread_count()
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = str(THREADS)  # the BLAS pools read these once, when they load
+SETTLE_S = 0.2 if THREADS > 1 else 0.0  # OpenBLAS's workers spin ~2**28 cycles before sleeping
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import learntorch  # noqa: E402
@@ -105,7 +138,7 @@ def lib_step(lib, model, opt, loss_fn, x, y) -> float:
     return loss.item()
 
 
-def speed(batches: tuple[int, ...], repeats: int) -> None:
+def speed(batches: tuple[int, ...], repeats: int, clock=time.perf_counter) -> None:
     weights = init_weights()
     for batch in batches:
         xn, yn = data(batch)
@@ -121,15 +154,18 @@ def speed(batches: tuple[int, ...], repeats: int) -> None:
             funcs["torch"] = lambda: lib_step(torch, *tt, tx, ty)
             first["torch"] = lib_step(torch, *tt, tx, ty)
         ref = first["numpy"]
+        assert all(p.dtype == np.float32 for p in np_model.p), "the NumPy reference must stay float32"
         assert all(abs(v - ref) <= 1e-4 * max(1, abs(ref)) for v in first.values()), first
         inner = max(1, 512 // batch)
         samples = {k: [] for k in funcs}
         for _ in range(repeats):
             for name, f in funcs.items():
-                t0 = time.perf_counter()
+                if SETTLE_S:
+                    time.sleep(SETTLE_S)  # let the other libraries' idle BLAS workers stop spinning
+                t0 = clock()
                 for _ in range(inner):
                     f()
-                samples[name].append((time.perf_counter() - t0) / inner)
+                samples[name].append((clock() - t0) / inner)
         med = {k: statistics.median(v) for k, v in samples.items()}
         line = (f"batch {batch:5d}: first-step loss {ref:.5f} (all agree); numpy {med['numpy'] * 1e3:7.2f} ms, "
                 f"learntorch {med['learntorch'] * 1e3:7.2f} ms = {med['learntorch'] / med['numpy']:.2f}x numpy")
@@ -208,13 +244,34 @@ def accumulation_memory() -> None:
           f"{res['learntorch acc']:.1f} MB ({res['learntorch big'] / res['learntorch acc']:.2f}x less)")
 
 
+def machine_line() -> str:
+    """Cores, BLAS, threads and load: the context every figure needs (the machine may be shared)."""
+    try:
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        blas = f"{blas.get('name')} {blas.get('version')}"
+    except Exception:  # noqa: BLE001 - only a label
+        blas = "unknown BLAS"
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    return (f"{platform.machine()}, {os.cpu_count()} cores, load average {load}; numpy {np.__version__} ({blas}); "
+            f"torch {torch.__version__ if torch is not None else 'absent'}; {THREADS} thread(s) for all"
+            + (f", {SETTLE_S} s pause before each timed block" if SETTLE_S else ""))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--threads", type=int, default=THREADS,
+                        help="threads for every library (read before NumPy loads; default: BENCH_THREADS or all cores)")
+    parser.add_argument("--cpu-time", action="store_true",
+                        help="time the thread's CPU time, not the wall clock (with --threads 1): steadier on a "
+                             "machine shared with other work, which then steals no time from the figures")
     args = parser.parse_args()
+    if args.cpu_time and THREADS != 1:
+        parser.error("--cpu-time measures one thread: use it with --threads 1")
     if torch is not None:
-        torch.set_num_threads(int(os.environ.get("BENCH_THREADS", os.cpu_count() or 1)))
-    speed((32, 256, 2048), 3 if args.quick else 11)
+        torch.set_num_threads(THREADS)
+    print(machine_line() + ("; CPU time of the one thread" if args.cpu_time else "; wall clock"))
+    speed((32, 256, 2048), 3 if args.quick else 11, time.thread_time if args.cpu_time else time.perf_counter)
     no_growth(50 if args.quick else 300)
     accumulation_memory()
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from . import dtypes as _dtypes
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .backend import CudaUnavailableError
+from .device_memory import OutOfMemoryError
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,
                        ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm,
                        scalar_tensor, tensor, zeros, zeros_like)
@@ -34,11 +35,23 @@ from .ops.reduction import (all, amax, amin, any, argmax, argmin, count_nonzero,
 from .ops.shape import (broadcast_to, cat, chunk, flatten, flip, hstack, movedim, narrow, permute, reshape, split,
                         squeeze, stack, t, transpose, unbind, unflatten, unsqueeze, vstack)
 from .ops.sorting import argsort, sort, topk
+# beyond the notes: more of torch's functions that PyTorch programs call (also Tensor methods)
+from .creation import bernoulli, logspace, multinomial
+from .ops.arrange import (broadcast_tensors, column_stack, cumprod, diag, diagonal, diff, einsum, erf, fliplr, flipud,
+                          isin, logical_and, logical_or, logical_xor, meshgrid, moveaxis, repeat_interleave, roll,
+                          tile, trace, tril, triu, unique)
+from .ops.pointwise import (acos, arccos, arcsin, arctan, asin, atan, atan2, clamp_max, clamp_min, cosh, fmod, frac,
+                            lerp, sinh, tan)
+from .ops.scatter import index_add, scatter, scatter_add
+from .ops.statistics import (kthvalue, median, nan_to_num, nanmean, nansum, quantile, select, std_mean, take,
+                             var_mean)
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .serialization import load, save
 from .size import Size
 from .tensor import Tensor
+from .type_info import finfo, iinfo
 from . import autograd, cuda, nn, optim, testing, utils  # noqa: E402
+from . import backends  # noqa: E402
 
 concat = concatenate = cat
 clip = clamp
@@ -99,3 +112,43 @@ def _comparison(name: str):
 
 eq, ne, lt, le, gt, ge = (_comparison(n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
 greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
+
+
+_num_threads = [1]
+
+
+def get_num_threads() -> _dtypes.builtins.int:
+    """The thread count set by :func:`set_num_threads` (learntorch's own Python code is single-threaded;
+    NumPy's BLAS manages its threads itself)."""
+    return _num_threads[0]
+
+
+def set_num_threads(num: _dtypes.builtins.int) -> None:
+    """Accepted for compatibility with PyTorch programs; it changes no computation here."""
+    if num <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    _num_threads[0] = _dtypes.builtins.int(num)
+
+
+_deterministic = [False]
+
+
+def use_deterministic_algorithms(mode: _dtypes.builtins.bool, *, warn_only: _dtypes.builtins.bool = False) -> None:
+    """Accepted for compatibility: every learntorch operation is deterministic already."""
+    _deterministic[0] = _dtypes.builtins.bool(mode)
+
+
+def are_deterministic_algorithms_enabled() -> _dtypes.builtins.bool:
+    return _deterministic[0]
+
+
+def is_floating_point(input: Tensor) -> _dtypes.builtins.bool:
+    return input.is_floating_point()
+
+
+def is_nonzero(input: Tensor) -> _dtypes.builtins.bool:
+    """The truth value of a one-element tensor (an error for any other size)."""
+    if input.numel() != 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous" if input.numel()
+                           else "Boolean value of Tensor with no values is ambiguous")
+    return _dtypes.builtins.bool(input.item())

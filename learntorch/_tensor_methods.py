@@ -7,11 +7,14 @@ the Tensor class stays short enough to read.
 In-place methods (``add_``, ``mul_``, ``x += y`` …) follow one rule,
 :func:`_inplace`: check PyTorch's leaf rules *before* touching memory, compute
 the result, write it into the tensor's own memory, bump the version counter,
-and make the result's node the tensor's new ``grad_fn``.
+and make the result's node the tensor's new ``grad_fn``.  ``add_``/``sub_`` with grad
+mode off (an optimizer's step) take a shortcut, :func:`_update_arrays`, with the same result.
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Optional
+
+import numpy as np
 
 from . import dtypes
 from .autograd import grad_mode
@@ -81,11 +84,38 @@ def _inplace_on_view(view: Tensor, result: Tensor) -> Tensor:
     return view
 
 
-def _binary_inplace(op: Callable) -> Callable:
+def _binary_inplace(op: Callable, array_op: Optional[Callable] = None) -> Callable:
     def method(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
+        if array_op is not None and _update_arrays(self, other, array_op, **kwargs):
+            return self
         return _inplace(self, op, other, **kwargs)
     method.__name__ = op.__name__ + "_"
     return method
+
+
+def _update_arrays(self: Tensor, other: Any, array_op: Callable, alpha: Any = 1, **unknown: Any) -> bool:
+    """The fast path of ``add_`` / ``sub_`` with grad mode off: ``self ± alpha·other``
+    written straight into ``self``'s memory.  Returns False to leave the call to :func:`_inplace`.
+
+    Why it exists: an optimizer's ``p.add_(g, alpha=-lr)`` and a manual
+    ``w -= lr * w.grad`` run once per parameter per step, under ``no_grad``.
+    Nothing can be recorded then, so the general rule's temporary result and its
+    copy back into ``self`` only cost time (a whole extra pass over the weights,
+    and a Function call).  It is taken only where the general rule would do the
+    same thing: NumPy arrays of one floating dtype and one shape, a writable,
+    non-expanded ``self``, a Python-number ``alpha``.  The numbers are the same
+    (``self + other·alpha``, in that order), and the version counter is bumped
+    as for any in-place change."""
+    if grad_mode._state.enabled or unknown or not isinstance(other, Tensor) or type(alpha) not in (int, float):
+        return False  # (an unknown keyword: the general rule raises PyTorch's error)
+    a, b = self._data, other._data
+    if (type(a) is not np.ndarray or type(b) is not np.ndarray or self._dtype is not other._dtype
+            or not self._dtype.is_floating_point or a.shape != b.shape or not a.flags.writeable
+            or 0 in a.strides):
+        return False
+    array_op(a, b if alpha == 1 else b * alpha, out=a)
+    self._version_counter[0] += 1
+    return True
 
 
 def _unary_inplace(op: Callable) -> Callable:
@@ -266,7 +296,7 @@ _METHODS: dict[str, Any] = {
     "new_tensor": _new_tensor, "new_zeros": _new_filled(0), "new_ones": _new_filled(1),
     "new_empty": _new_filled(None), "new_full": _new_full,
     # in place
-    "add_": _binary_inplace(pointwise.add), "sub_": _binary_inplace(pointwise.sub),
+    "add_": _binary_inplace(pointwise.add, np.add), "sub_": _binary_inplace(pointwise.sub, np.subtract),
     "mul_": _binary_inplace(pointwise.mul), "div_": _binary_inplace(pointwise.div),
     "pow_": _binary_inplace(pointwise.pow), "clamp_": _unary_inplace(pointwise.clamp),
     "clip_": _unary_inplace(pointwise.clamp), "neg_": _unary_inplace(pointwise.neg),
@@ -276,8 +306,8 @@ _METHODS: dict[str, Any] = {
     "tanh_": _unary_inplace(pointwise.tanh), "masked_fill_": _unary_inplace(indexing.masked_fill),
     "zero_": _zero_, "fill_": _fill_, "copy_": _copy_, "uniform_": _uniform_, "normal_": _normal_,
     # operators
-    "__add__": pointwise.add, "__radd__": pointwise.add, "__iadd__": _binary_inplace(pointwise.add),
-    "__sub__": pointwise.sub, "__rsub__": pointwise.rsub, "__isub__": _binary_inplace(pointwise.sub),
+    "__add__": pointwise.add, "__radd__": pointwise.add, "__iadd__": _binary_inplace(pointwise.add, np.add),
+    "__sub__": pointwise.sub, "__rsub__": pointwise.rsub, "__isub__": _binary_inplace(pointwise.sub, np.subtract),
     "__mul__": pointwise.mul, "__rmul__": pointwise.mul, "__imul__": _binary_inplace(pointwise.mul),
     "__truediv__": pointwise.div, "__rtruediv__": pointwise.rdiv, "__itruediv__": _binary_inplace(pointwise.div),
     "__floordiv__": pointwise.floor_divide, "__mod__": pointwise.remainder,

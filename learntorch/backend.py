@@ -6,12 +6,18 @@ standard that NumPy, CuPy and ``array-api-strict`` share (the module called
 that is:
 
 * ``cpu``      → NumPy (through ``array_api_compat.numpy``, standard names)
-* ``cuda:N``   → CuPy on GPU ``N`` where a GPU exists, or, when the environment
-  variable ``LEARNTORCH_FAKE_CUDA=1`` is set on a machine without one, the
-  **stand-in**: ``array_api_strict`` arrays on its fake devices.  The stand-in
-  is as strict as CuPy: it refuses implicit conversion to NumPy and has none of
-  NumPy's extra functions, so code that only works because NumPy is forgiving
-  fails a test on a laptop instead of on the GPU.
+* ``cuda:N``   → CuPy on GPU ``N`` where a GPU exists, or, on a machine without
+  one, **learntorch's logical devices** (the *stand-in*, a teaching extension
+  that PyTorch does not have): ``LEARNTORCH_FAKE_CUDA=N`` in the environment, or
+  ``learntorch.cuda.use_logical_devices(N)`` from a program or a notebook cell,
+  gives ``N`` devices ``cuda:0`` … ``cuda:N-1`` whose tensors hold
+  ``array_api_strict`` arrays in host memory.  The stand-in is as strict as
+  CuPy: it refuses implicit conversion to NumPy and has none of NumPy's extra
+  functions, so code that only works because NumPy is forgiving fails a test
+  on a laptop instead of on the GPU.  Tensors remember their logical device,
+  and the operations refuse to mix devices with PyTorch's error, so that
+  ``DataParallel``'s scatter, replicate and gather can be watched on a laptop.
+  Their memory is counted by ``device_memory.py``.
 
 Moving data between devices is always explicit (:func:`transfer`).
 """
@@ -26,8 +32,8 @@ import numpy as np
 
 from .device import device
 
-__all__ = ["Backend", "for_device", "transfer", "cupy_or_none", "fake_cuda_count", "to_numpy",
-           "CudaUnavailableError", "check_cuda_index"]
+__all__ = ["Backend", "for_device", "transfer", "cupy_or_none", "fake_cuda_count", "set_logical_device_count",
+           "to_numpy", "CudaUnavailableError", "check_cuda_index"]
 
 
 class Backend:
@@ -88,6 +94,15 @@ class Backend:
             return type(array) is np.ndarray and f.owndata and f.writeable and f.c_contiguous
         return False
 
+    def spans_fresh_buffer(self, array: Any) -> bool:
+        """True if ``array`` is a writable, C-contiguous view of *all* of a buffer that
+        owns its memory, such as ``(Mᵀ)ᵀ``: the same memory, in the same layout, as ``M``."""
+        if self.is_numpy:
+            base = array.base
+            return (type(array) is np.ndarray and type(base) is np.ndarray and array.flags.c_contiguous
+                    and array.flags.writeable and base.flags.owndata and base.nbytes == array.nbytes)
+        return False
+
 
 class CudaUnavailableError(RuntimeError, AssertionError):
     """No CUDA device.  PyTorch raises AssertionError ("Torch not compiled with CUDA
@@ -121,13 +136,29 @@ def _visible_indices(count: int) -> list[int]:
     return visible
 
 
+# Set by ``learntorch.cuda.use_logical_devices(n)``; None: follow LEARNTORCH_FAKE_CUDA.
+_logical_devices: int | None = None
+
+
+def set_logical_device_count(n: int | None) -> None:
+    """Switch the logical devices on (``n`` > 0), off (0) or back to the environment (None)."""
+    global _logical_devices
+    _logical_devices = n
+    _cuda_backend.cache_clear()
+
+
 def fake_cuda_count() -> int:
-    """How many stand-in CUDA devices ``LEARNTORCH_FAKE_CUDA`` asks for (array-api-strict offers two)."""
-    raw = os.environ.get("LEARNTORCH_FAKE_CUDA", "")
-    if not raw or raw == "0":
-        return 0
-    n = int(raw) if raw.isdigit() else 1
-    return len(_visible_indices(min(max(n, 1), 2)))
+    """How many logical (stand-in) CUDA devices are visible: the number asked for with
+    ``use_logical_devices(n)`` or ``LEARNTORCH_FAKE_CUDA=n`` (any other non-empty value
+    but ``0`` means one), filtered by ``CUDA_VISIBLE_DEVICES``."""
+    if _logical_devices is not None:
+        n = _logical_devices
+    else:
+        raw = os.environ.get("LEARNTORCH_FAKE_CUDA", "")
+        if not raw or raw == "0":
+            return 0
+        n = int(raw) if raw.isdigit() else 1
+    return len(_visible_indices(n)) if n > 0 else 0
 
 
 @lru_cache(maxsize=None)
@@ -143,12 +174,15 @@ def _cuda_backend(index: int) -> Backend:
         import array_api_compat.cupy as xp
         return Backend("cupy", xp, cp.cuda.Device(index))
     if fake_cuda_count():
+        # array-api-strict has two devices of its own; logical device i uses one of them
+        # (neighbours differ), and learntorch's own check catches every mix of devices.
         import array_api_strict as xps
-        return Backend("strict", xps, xps.Device(f"device{index + 1}"))
+        return Backend("strict", xps, xps.Device(f"device{index % 2 + 1}"))
     raise CudaUnavailableError(
         "CUDA is not available: learntorch found no GPU (CuPy is not installed, or no device answers). "
         "Use device='cpu', install the GPU extra (pip install -e '.[cuda]') on a machine with an NVIDIA "
-        "GPU, or set LEARNTORCH_FAKE_CUDA=1 to run on the CPU stand-in that behaves like CuPy.")
+        "GPU, or switch on learntorch's logical devices on the CPU (learntorch.cuda.use_logical_devices(2), "
+        "or LEARNTORCH_FAKE_CUDA=2 in the environment), which behave like CuPy.")
 
 
 def for_device(d: device) -> Backend:
@@ -189,4 +223,6 @@ def transfer(array: Any, src: device, dst: device) -> Any:
     if target.name == "cupy":
         with target.native_device:
             return target.xp.asarray(host)
+    from . import device_memory  # a logical device: refuse what cannot fit before copying it
+    device_memory.check_room(dst.index or 0, host.nbytes)
     return target.xp.asarray(host, device=target.native_device, copy=True)

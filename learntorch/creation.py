@@ -18,7 +18,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from . import dtypes
+from . import device_memory, dtypes
 from .backend import for_device, to_numpy, transfer
 from .device import CPU
 from .device import DeviceLike, as_device
@@ -26,7 +26,7 @@ from .tensor import Tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
            "empty_like", "full_like", "arange", "linspace", "eye", "rand", "randn", "randint", "randperm",
-           "rand_like", "randn_like", "randint_like", "scalar_tensor"]
+           "rand_like", "randn_like", "randint_like", "scalar_tensor", "bernoulli", "multinomial", "logspace"]
 
 
 def _size(size: tuple) -> tuple:
@@ -174,6 +174,8 @@ def _filled(size: tuple, value: Any, dtype: Any, device: DeviceLike, requires_gr
     be = for_device(dev)
     shape = _size(size)
     xd = be.dtype(dt)
+    if be.name == "strict":  # a logical device: refuse what cannot fit before filling host memory
+        device_memory.check_room(dev.index or 0, math.prod(shape) * dt.itemsize)
     if value == 0:
         data = be.xp.zeros(shape, dtype=xd, device=be.native_device)
     elif value is None:
@@ -326,3 +328,110 @@ def randn_like(input: Tensor, *, dtype: Any = None, device: DeviceLike = None,
 def randint_like(input: Tensor, low: int, high: Any = None, *, dtype: Any = None,
                  device: DeviceLike = None) -> Tensor:
     return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device)
+
+
+def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
+    """0/1 draws: 1 with probability ``input`` (element-wise), or with the number ``p``.
+
+    The same stream as PyTorch: with a tensor of probabilities each element takes one
+    uniform of that tensor's dtype (``rand``'s numbers) and gives ``u < p``; with a number
+    ``p`` it is ``Tensor.bernoulli_(p)`` (one double uniform per element, as dropout)."""
+    gen = _generator(generator)
+    shape = tuple(input.shape)
+    if p is not None:
+        return _finish(gen.bernoulli(float(p), shape, input.dtype._np), input.device, False)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{input.dtype}'")
+    probs = np.asarray(input.detach().cpu().numpy())
+    if ((probs < 0) | (probs > 1)).any():
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    u = gen.uniform(shape, input.dtype._np)
+    return _finish((u < probs).astype(input.dtype._np), input.device, False)
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
+    """Draw ``num_samples`` category indices per row of (unnormalised) probabilities ``input``.
+
+    With replacement (PyTorch's algorithm, same draws): the normalised running sum of each row
+    is searched for one double uniform per sample.  Without replacement: the Gumbel-max trick
+    in its exponential form, the indices of the ``num_samples`` largest ``p / q`` with
+    ``q ~ Exp(1)`` (PyTorch's ``exponential_``: ``-log(1 - u)``, u a double uniform)."""
+    gen = _generator(generator)
+    if input.dim() not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{str(input.dtype).split('.')[-1].capitalize()}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    probs = np.atleast_2d(np.asarray(input.detach().cpu().numpy()))
+    n_dist, n_cat = probs.shape
+    if not replacement and num_samples > n_cat:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if not np.isfinite(probs).all() or (probs < 0).any():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (probs.sum(axis=1) <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    if replacement:
+        cum = np.cumsum(probs, axis=1, dtype=probs.dtype)
+        cum = cum / cum[:, -1:]
+        u = gen.uniform((n_dist, num_samples), np.float64)
+        out = np.stack([np.searchsorted(cum[i], u[i], side="left") for i in range(n_dist)])
+    else:
+        u = gen.uniform((n_dist, n_cat), np.float64)
+        q = (-np.log1p(-u)).astype(probs.dtype)
+        ratio = probs / q
+        out = np.argsort(-ratio, axis=1, kind="stable")[:, :num_samples]
+    out = out.astype(np.int64)
+    return _finish(out if input.dim() == 2 else out[0], input.device, False)
+
+
+def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype: Any = None,
+             device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+    """``base ** linspace(start, end, steps)``: points evenly spaced on a log scale."""
+    exps = linspace(start, end, steps, dtype=dtypes.float64)
+    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
+    host = np.power(float(base), exps.numpy()).astype(dt._np)
+    return _finish(host, device, requires_grad)
+
+
+# ---------------------------------------------------------------------------- in-place random fills
+# ``t.bernoulli_(p)``, ``t.exponential_()``, ``t.random_(a, b)``: the same draws as PyTorch's CPU
+# kernels, written into ``t`` (so ``manual_seed`` reproduces PyTorch's values).
+def _bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    from ._tensor_methods import _fill_from_host
+    if isinstance(p, Tensor):
+        drawn = bernoulli(p.expand(*self.shape).to(dtypes.float64 if self.dtype is dtypes.float64 else p.dtype),
+                          generator=generator)
+        return _fill_from_host(self, drawn.numpy().astype(self.dtype._np))
+    return _fill_from_host(self, _generator(generator).bernoulli(float(p), tuple(self.shape), self.dtype._np))
+
+
+def _exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Exp(λ) draws: ``-log(1 - u) / λ`` with one double uniform ``u`` per element."""
+    from ._tensor_methods import _fill_from_host
+    if lambd <= 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    u = _generator(generator).uniform(tuple(self.shape), np.float64)
+    return _fill_from_host(self, (-np.log1p(-u) / lambd).astype(self.dtype._np))
+
+
+def _random_(self: Tensor, from_: Any = None, to: Any = None, *, generator: Any = None) -> Tensor:
+    """Integers uniformly from ``[from, to)``; ``random_(to)`` means ``[0, to)``; with no
+    bounds, every integer the dtype holds exactly, from 0 (``[0, 2**24]`` for float32)."""
+    from ._tensor_methods import _fill_from_host
+    if from_ is not None and to is None:
+        from_, to = 0, from_
+    if from_ is None:
+        from_ = 0
+        digits = {"float32": 24, "float64": 53, "float16": 11}.get(self.dtype.name)
+        to = 2 ** digits + 1 if digits else int(np.iinfo(self.dtype._np).max) + 1
+    drawn = _generator(generator).random_integers(int(from_), int(to), tuple(self.shape), self.dtype._np)
+    return _fill_from_host(self, drawn)
+
+
+for _name, _fn in (("bernoulli_", _bernoulli_), ("exponential_", _exponential_), ("random_", _random_),
+                   ("bernoulli", lambda self, p=None, *, generator=None: bernoulli(self, p, generator=generator)),
+                   ("multinomial", multinomial)):
+    if not hasattr(Tensor, _name):
+        setattr(Tensor, _name, _fn)

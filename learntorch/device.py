@@ -44,6 +44,8 @@ class device:
         self.type, self.index = name, index
 
     def __eq__(self, other: Any) -> bool:
+        if other is self:  # the common case, asked by every operation: tensors share the CPU object
+            return True
         if isinstance(other, str):
             other = device(other)
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)

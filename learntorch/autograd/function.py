@@ -42,7 +42,7 @@ class FunctionCtx:
     def save_for_backward(self, *tensors: "Tensor | None") -> None:
         """Keep tensors for backward.  They are checked for in-place changes when
         unpacked, and freed after backward unless ``retain_graph=True``."""
-        from ..tensor import Tensor
+        Tensor = _TENSOR or _tensor_class()
         saved = []
         for i, t in enumerate(tensors):
             if t is None:
@@ -60,7 +60,7 @@ class FunctionCtx:
             raise RuntimeError(_FREED_MESSAGE)
         if self._saved is None:
             return ()
-        return tuple(None if s is None else s.unpack() for s in self._saved)
+        return tuple([None if s is None else s.unpack() for s in self._saved])
 
     def mark_non_differentiable(self, *tensors: "Tensor") -> None:
         """Outputs that are not differentiable (indices, masks): they get ``requires_grad=False``."""
@@ -80,11 +80,8 @@ class BackwardFunction(Node, FunctionCtx):
 
     _forward_cls: type = None  # type: ignore[assignment]
     _validate = True  # check what a user's backward returns (built-ins are trusted)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._arg_is_edge: tuple = ()
-        self._output_meta: tuple = ()
+    _arg_is_edge: tuple = ()  # set by _link: which forward arguments have an edge
+    _output_meta: tuple = ()  # set by _link: (shape, dtype, device) of each output
 
     def apply(self, grad_outputs: list) -> list:
         if self._freed:
@@ -282,7 +279,7 @@ def _link(ctx: BackwardFunction, cls: type, args: tuple, outs: tuple, dirty: tup
     validate = ctx._validate
     for a in args:
         if isinstance(a, Tensor):
-            edges.append(a._gradient_edge() if a.requires_grad else (None, 0))
+            edges.append(a._gradient_edge() if a._requires_grad else (None, 0))
             is_edge.append(True)
             if validate:
                 meta.append((tuple(a.shape), a.dtype, a.device))
@@ -305,15 +302,15 @@ def _link(ctx: BackwardFunction, cls: type, args: tuple, outs: tuple, dirty: tup
             output_meta.append(None)
             continue
         output_meta.append((out._data.shape, out._dtype, out._device))
-        if any(out is t for t in non_diff):
+        if non_diff and any(out is t for t in non_diff):
             out.requires_grad_(False) if out.is_leaf else None
             continue
-        if any(out is t for t in dirty):
+        if dirty and any(out is t for t in dirty):
             out._check_inplace()
             out._version_counter[0] += 1
         elif any(out is a for a in args):
             out = outs[nr] = out._alias()
-        if not out.dtype.is_floating_point:
+        if not out._dtype.is_floating_point:
             continue  # integer results (argmax, indices) never require grad
         out._set_history(ctx, nr)
     ctx._output_meta = tuple(output_meta)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import threading
 import weakref
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Callable, Optional
@@ -27,6 +28,18 @@ __all__ = ["Node", "AccumulateGrad", "SavedTensor", "RemovableHandle", "next_seq
 _sequence = itertools.count()
 _handle_ids = itertools.count()
 _MAX_SEQ = 2**64 - 1  # AccumulateGrad's priority in the engine, as in PyTorch
+
+
+class _Task(threading.local):
+    task: Optional[Any] = None
+
+
+_local = _Task()
+
+
+def current_task() -> Optional[Any]:
+    """The backward pass (engine.GraphTask) running in this thread, if any (AccumulateGrad asks it things)."""
+    return _local.task
 
 
 def next_sequence_nr() -> int:
@@ -122,15 +135,18 @@ class Node:
     """
 
     _name: str = "Node"
+    # Hook tables and retain_grad records start as these class-level Nones and become
+    # instance attributes when first used: most nodes never get one, and every
+    # operation makes a node, so a node costs only what __init__ sets.
+    _pre_hooks: Optional[_HookDict] = None
+    _post_hooks: Optional[_HookDict] = None
+    _tensor_pre_hooks: Optional[dict[int, _HookDict]] = None
+    _retains_grad: Optional[dict[int, Any]] = None
+    _num_outputs = 1
 
     def __init__(self) -> None:
         self.next_functions: tuple = ()
         self._sequence_nr = next(_sequence)
-        self._pre_hooks: Optional[_HookDict] = None
-        self._post_hooks: Optional[_HookDict] = None
-        self._tensor_pre_hooks: Optional[dict[int, _HookDict]] = None
-        self._retains_grad: Optional[dict[int, Any]] = None
-        self._num_outputs = 1
 
     # -- what PyTorch's Node offers ------------------------------------------------
     def name(self) -> str:
@@ -206,7 +222,6 @@ class AccumulateGrad(Node):
         return self.variable._hooks
 
     def apply(self, grad_outputs: list) -> list:
-        from .engine import current_task
         grad = grad_outputs[0]
         if grad is None:
             return []

@@ -33,6 +33,9 @@ from ..ops import linalg, pointwise
 from ..ops.common import binary_operands, check_same_device, infer_size, new_result
 from ..ops.shape import UnsafeView
 from ..tensor import Tensor, _wrap_dim
+from .convolution import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d  # noqa: F401  (im2col: own file)
+from .activations import (celu, elu, hardsigmoid, hardswish, hardtanh, leaky_relu, logsigmoid,  # noqa: F401
+                          mish, relu6, selu, silu, softplus, softsign, threshold)
 
 # IEEE arithmetic without NumPy's warnings, as in PyTorch (log(0) is -inf, 0/0 nan; see learntorch.ops)
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"learntorch\.nn\.functional")
@@ -40,7 +43,10 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"learntorch\.
 __all__ = [
     "linear", "relu", "sigmoid", "tanh", "gelu", "softmax", "log_softmax", "dropout", "batch_norm", "layer_norm",
     "embedding", "one_hot", "normalize", "mse_loss", "l1_loss", "nll_loss", "cross_entropy",
-    "binary_cross_entropy", "binary_cross_entropy_with_logits",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "conv2d", "max_pool2d",
+    "celu", "elu", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu", "logsigmoid", "mish", "relu6", "selu",
+    "silu", "softplus", "softsign", "threshold", "softmin", "smooth_l1_loss", "huber_loss", "pad", "cosine_similarity",
+    "kl_div", "avg_pool2d", "adaptive_avg_pool2d", "dropout2d", "prelu",
 ]
 
 # PyTorch's names of scalar types, as its error messages print them.
@@ -117,9 +123,10 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
     if input.ndim == 2:
         if bias is None:
             return input.mm(weight.t())
+        # the hot path of every nn.Linear: checked here on the arrays' shapes, so addmm's checks are skipped
         if (input._dtype is weight._dtype is bias._dtype and input._device == weight._device == bias._device
-                and input.shape[1] == weight.shape[1] and bias.shape == weight.shape[:1]):
-            return linalg.Addmm.apply(bias, input, weight.t())  # checked: skip addmm's checks (hot path)
+                and input._data.shape[1] == weight._data.shape[1] and bias._data.shape == weight._data.shape[:1]):
+            return linalg.Addmm.apply(bias, input, weight.t())
         return linalg.addmm(bias, input, weight.t())
     if input.ndim == 1:
         if bias is None:
@@ -546,6 +553,7 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
 
     ``training=True``: normalise with the batch's statistics and update the running
     ones in place; ``False``: normalise with the running statistics."""
+    check_same_device(*(t for t in (input, running_mean, running_var, weight, bias) if t is not None))
     if training:
         _verify_batch_size(input.size())
     if training and eps <= 0.0:
@@ -620,6 +628,7 @@ def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weigh
                bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
     """Layer normalisation over the trailing ``normalized_shape`` dimensions (see :class:`nn.LayerNorm`)."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    check_same_device(*(t for t in (input, weight, bias) if t is not None))
     k = len(shape)
     if k == 0 or input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
         raise RuntimeError(f"Given normalized_shape={_sizes(shape)}, expected input with shape "
@@ -941,6 +950,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
     """Negative log likelihood of class-index targets, given log-probabilities ``input``
     (N, C) or (N, C, d1, …): ``-input[n, target[n]]``, averaged over the counted targets."""
     reduction = _get_reduction(reduction, size_average, reduce)
+    check_same_device(*(t for t in (input, target, weight) if t is not None))
     if input.ndim < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     if input.ndim != 1 and input.shape[0] != (target.shape[0] if target.ndim else 1):
@@ -1166,3 +1176,161 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor]
         shape = infer_size(tuple(target.shape), tuple(weight.shape))
         weight = weight.expand(shape)
     return BinaryCrossEntropy.apply(input, target, weight=weight, reduction=reduction)
+
+
+# ============================================================================ more losses and helpers
+# Mostly composed of tensor operations (so autograd needs nothing new); where PyTorch has a fused
+# kernel whose grad_fn a learner sees on every loss (smooth L1, Huber), one Function with its name.
+def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """``softmax(-input)``: small scores get the large probabilities."""
+    return softmax(-input, dim, _stacklevel + 1, dtype)
+
+
+class _RobustLoss(Function):
+    """Smooth L1 (``huber=False``) and Huber loss in one node, as PyTorch's fused kernels:
+    with ``d = input - target``, ``0.5·d²/β`` (Huber: ``0.5·d²``) where ``|d| < β``, linear beyond.
+    The gradient is ``d/β`` (Huber: ``d``) inside and ``±1`` (Huber: ``±δ``) outside."""
+
+    @staticmethod
+    def forward(ctx, x: Tensor, y: Tensor, reduction: str = "mean", beta: float = 1.0, huber: bool = False) -> Tensor:
+        a, b, _ = binary_operands(x, y)
+        xp = x._backend.xp
+        d = a - b
+        ad = xp.abs(d)
+        if huber:
+            loss = xp.where(ad < beta, 0.5 * d * d, beta * (ad - 0.5 * beta))
+        else:
+            loss = ad if beta == 0 else xp.where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta)
+        ctx.save_for_backward(x, y)
+        ctx.options = (reduction, beta, huber)
+        return new_result(_reduce_array(xp, loss.astype(a.dtype, copy=False), reduction), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        x, y = ctx.saved_tensors
+        reduction, beta, huber = ctx.options
+        d = x - y
+        limit = beta if huber else 1.0
+        inner = d if huber else (d / beta if beta > 0 else d * 0)
+        slope = pointwise.where(d.abs() < beta, inner, d.sign() * limit)
+        g = slope * _scale_grad(grad, reduction, x.numel())
+        return (g if ctx.needs_input_grad[0] else None), (-g if ctx.needs_input_grad[1] else None)
+
+
+SmoothL1 = type("SmoothL1", (_RobustLoss,), {"_backward_name": "SmoothL1LossBackward0"})
+Huber = type("Huber", (_RobustLoss,), {"_backward_name": "HuberLossBackward0"})
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
+                   reduce: Optional[bool] = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """Quadratic ``0.5·d²/β`` for small errors ``d = |input - target| < β``, linear ``d - β/2``
+    beyond: the gradient of an outlier is capped at 1."""
+    _warn_size(input, target)
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    input, target = _broadcast_pair(input, target)
+    return SmoothL1.apply(input, target, reduction=_get_reduction(reduction), beta=float(beta))
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Optional[Tensor] = None) -> Tensor:
+    """``0.5·d²`` for ``d < δ``, ``δ·(d - δ/2)`` beyond (smooth_l1_loss times β = δ)."""
+    _warn_size(input, target)
+    input, target = _broadcast_pair(input, target)
+    if weight is not None:
+        d = (input - target).abs()
+        return _weighted(pointwise.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), weight, input, reduction)
+    return Huber.apply(input, target, reduction=_get_reduction(reduction), beta=float(delta), huber=True)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """KL(target ‖ exp(input)) with ``input`` given as log-probabilities: ``Σ t·(log t - input)``.
+    ``reduction='batchmean'`` divides the sum by the batch size -- the true KL divergence;
+    'mean' divides by the number of elements (PyTorch warns about it, and so does this)."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        # t·log t is 0 where t = 0 (its limit): take the log of 1 there instead of 0
+        safe = pointwise.where(target > 0, target, 1.0)
+        loss = target * safe.log() - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.size(0) if input.dim() > 0 else loss.sum()
+    return _reduce(loss, _get_reduction(reduction))
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """``x1·x2 / (‖x1‖·‖x2‖)`` along ``dim`` (each norm at least ``eps``, so zero vectors give 0)."""
+    n1 = x1.norm(dim=dim).clamp(min=eps)
+    n2 = x2.norm(dim=dim).clamp(min=eps)
+    return (x1 * x2).sum(dim) / (n1 * n2)
+
+
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: Optional[float] = None) -> Tensor:
+    """Pad (or, with negative amounts, crop) the last ``len(pad) // 2`` dimensions, last one
+    first: ``pad=(left, right, top, bottom)``.  Only ``mode='constant'`` is implemented."""
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():
+        raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.dim()}")
+    if mode != "constant":
+        raise NotImplementedError(f"learntorch's F.pad implements mode='constant' only, not {mode!r}")
+    from ..creation import full
+    from ..ops.shape import cat
+    out = input
+    for i in range(len(pad) // 2):
+        d = input.dim() - 1 - i
+        before, after = int(pad[2 * i]), int(pad[2 * i + 1])
+        if before < 0:
+            out = out.narrow(d, -before, out.size(d) + before)
+        if after < 0:
+            out = out.narrow(d, 0, out.size(d) + after)
+        parts = []
+        for n in (max(before, 0), max(after, 0)):
+            shape = list(out.shape)
+            shape[d] = n
+            parts.append(full(shape, 0.0 if value is None else value, dtype=out.dtype, device=out.device))
+        if before > 0 or after > 0:
+            out = cat([parts[0], out, parts[1]], d)
+    return out
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Channel-wise dropout: one Bernoulli draw per ``(sample, channel)``, broadcast over the
+    spatial positions (PyTorch's ``bernoulli_(1 - p)`` on an ``(N, C, 1, 1)`` tensor, then ``/ (1 - p)``)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.dim() not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is deprecated and will "
+                      "result in an error in a future release. To retain the behavior and silence this warning, "
+                      "please use dropout instead. Note that dropout2d exists to provide channel-wise dropout on "
+                      "inputs with 2 spatial dimensions, a channel dimension, and an optional batch dimension "
+                      "(i.e. 3D or 4D inputs).", stacklevel=2)
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    from ..random import default_generator
+    batched = input if input.dim() != 3 else input.unsqueeze(0)
+    shape = tuple(batched.shape[:2]) + (1,) * (batched.dim() - 2)
+    mask = default_generator.bernoulli(1 - p, shape, input._dtype._np)
+    noise = Tensor._make(transfer(mask / (1 - p) if p < 1 else mask * 0, CPU, input._device), input._device)
+    out = batched.mul_(noise) if inplace else batched * noise
+    return out if input.dim() != 3 else out.squeeze(0)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where positive, ``weight·x`` elsewhere; ``weight`` holds one slope per channel (dim 1)
+    or a single one."""
+    w = weight
+    if weight.numel() > 1 and input.dim() > 1:
+        w = weight.reshape((1, -1) + (1,) * (input.dim() - 2))
+    return pointwise.where(input >= 0, input, w * input)

@@ -22,11 +22,15 @@ import math
 import warnings
 from typing import Any, Optional
 
+import numpy as np
+
 from ..autograd.grad_mode import no_grad
+from ..backend import to_numpy
+from ..ops.common import new_result
 from ..tensor import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "eye_", "xavier_uniform_",
-           "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
+           "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_", "orthogonal_"]
 
 
 def calculate_gain(nonlinearity: str, param: Optional[float] = None) -> float:
@@ -148,3 +152,91 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinea
     gain = calculate_gain(nonlinearity, a)
     std = gain / math.sqrt(fan)
     return normal_(tensor, 0, std, generator)
+
+
+# ---------------------------------------------------------------------------- truncated normal
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
+                  generator: Any = None) -> Tensor:
+    """N(mean, std²) restricted to [a, b], by rejection sampling -- PyTorch 2.13's method, with
+    the same draws in the same order, so the same seed gives the same values.
+
+    * When [a, b] holds more than 30 % of the normal's mass, draw normals and redraw (for
+      the whole tensor, keeping only what is needed) every value outside [a, b]: few rounds.
+    * Otherwise most normals would fall outside: draw uniformly on [a, b] instead and accept
+      a draw ``x`` with probability ``pdf(x) / pdf(mode)`` (compared in logs:
+      ``log u > log pdf(x) - log pdf(mode)`` rejects), repeating for the rejected ones.
+
+    Either way every value is an exact sample of the truncated normal."""
+    from ..creation import empty_like
+    from ..ops.pointwise import where
+
+    def norm_cdf(x: float) -> float:
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+                      "The distribution of values may be incorrect.", stacklevel=2)
+    with no_grad():
+        p = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
+        if p > 0.3:
+            # the bounds as the tensor's dtype holds them, so the test below is exact
+            lo, hi = tensor.new_tensor(a, device="cpu").item(), tensor.new_tensor(b, device="cpu").item()
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = (result < lo) | (result > hi)
+                if not mask.any():
+                    break
+                result = where(mask, empty_like(result).normal_(mean, std, generator=generator), result)
+            if tensor is not result:
+                tensor.copy_(result)
+            return tensor
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+
+        def rejected(candidates: Tensor) -> Tensor:
+            """log u > log pdf(x) - log pdf(mode), with a fresh uniform u per element."""
+            candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+            return empty_like(candidates).uniform_(generator=generator).log_().gt(candidates)
+
+        candidates = empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor)
+        pending = rejected(candidates)
+        result = tensor
+        while pending.any():
+            candidates.uniform_(a, b, generator=generator)
+            result = where(pending, candidates, result)
+            pending = where(pending, rejected(candidates), pending)
+        if result is not tensor:
+            tensor.copy_(result)
+        return tensor
+
+
+# ---------------------------------------------------------------------------- orthogonal
+def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tensor:
+    """A (semi-)orthogonal matrix (Saxe et al., 2013): QR of a standard normal matrix, with the
+    signs of R's diagonal moved into Q so that Q is uniformly distributed.  Tensors with more
+    than 2 dimensions are flattened to ``(size(0), rest)``.
+
+    The normal draws are PyTorch's; the QR runs in NumPy (LAPACK, in float64) where PyTorch
+    calls LAPACK in float32, so the values agree to about 1e-6, not to the bit."""
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor  # no-op
+    from ..creation import empty
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    flattened = empty(rows, cols, dtype=tensor.dtype, device=tensor.device).normal_(0, 1, generator=generator)
+    m = to_numpy(flattened._data).astype(np.float64)
+    if rows < cols:
+        m = m.T
+    q, r = np.linalg.qr(m)
+    q *= np.sign(np.diag(r))  # make the decomposition unique: R's diagonal positive
+    if rows < cols:
+        q = q.T
+    q = q.reshape(tuple(tensor.shape)).astype(to_numpy(flattened._data).dtype)
+    with no_grad():
+        tensor.copy_(new_result(tensor._backend.asarray(q), tensor))
+        tensor.mul_(gain)
+    return tensor

@@ -13,13 +13,16 @@ Number = Union[int, float, bool]
 
 
 def check_same_device(*tensors: Tensor) -> None:
-    """PyTorch's error for an operation whose tensors live on different devices."""
-    first = tensors[0]._device
-    for t in tensors[1:]:
-        if t._device != first:
-            a, b = sorted((str(first), str(t._device)), reverse=True)
+    """PyTorch's error for an operation whose tensors live on different devices.
+
+    As PyTorch's TensorIterator does, the first tensor that is not on the CPU
+    names the common device, and the message names it first:
+    ``cuda:1 + cuda:0`` reports "cuda:1 and cuda:0", ``cpu * cuda:0`` "cuda:0 and cpu"."""
+    common = next((t._device for t in tensors if t._device.type != "cpu"), tensors[0]._device)
+    for t in tensors:
+        if t._device != common:
             raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
-                               f"devices, {a} and {b}!")
+                               f"devices, {common} and {t._device}!")
 
 
 def infer_size(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...]:

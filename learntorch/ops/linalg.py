@@ -16,10 +16,8 @@ __all__ = ["matmul", "mm", "bmm", "dot", "mv", "outer", "addmm"]
 
 
 def _product(a: Tensor, b: Tensor) -> object:
-    xa, xb, dt = binary_operands(a, b, broadcast=False)
-    if not dt.is_floating_point and a._backend.is_numpy:
-        return xa @ xb
-    return a._backend.xp.matmul(xa, xb)
+    xa, xb, _ = binary_operands(a, b, broadcast=False)
+    return xa @ xb  # the array API's matmul as an operator: no namespace wrapper to call through
 
 
 class Matmul(Function):
@@ -227,9 +225,9 @@ def _addmm_backward_arrays(ctx, grad: Tensor, mat1: Tensor, mat2: Tensor) -> tup
         else:
             g_in = sum_to(grad, shape)
     if ctx.needs_input_grad[1]:
-        g1 = new_result(xp.matmul(g, mat2._data.T), grad)
+        g1 = new_result(g @ mat2._data.T, grad)
     if ctx.needs_input_grad[2]:
-        g2 = new_result(xp.matmul(g.T, mat1._data).T if ctx.mat2_transposed else xp.matmul(mat1._data.T, g), grad)
+        g2 = new_result((g.T @ mat1._data).T if ctx.mat2_transposed else mat1._data.T @ g, grad)
     return g_in, g1, g2
 
 

@@ -439,6 +439,15 @@ class ThresholdBackward(Function):
         return ThresholdBackward.apply(gg, y), Tensor._zeros(y.shape, y._dtype, y._device)
 
 
+def _relu_forward(ctx, x: Tensor) -> Tensor:
+    """ReLU's forward: ``_unary``'s, without its ``errstate`` guard, which costs more than
+    ``maximum`` itself on small batches; ``maximum(x, 0)`` has no warning to silence."""
+    out = new_result(x._backend.xp.maximum(x._data, 0), x)
+    ctx.save_for_backward(out)
+    return out
+
+
+Relu.forward = staticmethod(_relu_forward)
 Relu.backward = staticmethod(lambda ctx, grad: ThresholdBackward.apply(grad, ctx.saved_tensors[0]))
 
 
@@ -711,3 +720,74 @@ class Clone(Function):
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """A copy with its own memory that stays in the graph (unlike ``detach``)."""
     return Clone.apply(input)
+
+
+# ---------------------------------------------------------------------------- more trigonometry
+# d tan = 1 + tan², d asin = 1/√(1-x²), d acos = -1/√(1-x²), d atan = 1/(1+x²),
+# d sinh = cosh, d cosh = sinh (written with exp, which is already differentiable).
+Tan = _unary("Tan", "TanBackward0", lambda xp, a: xp.tan(a), lambda y: 1 + y * y, "result")
+Asin = _unary("Asin", "AsinBackward0", lambda xp, a: xp.arcsin(a), lambda x: (1 - x * x).rsqrt(), "input")
+Acos = _unary("Acos", "AcosBackward0", lambda xp, a: xp.arccos(a), lambda x: -(1 - x * x).rsqrt(), "input")
+Atan = _unary("Atan", "AtanBackward0", lambda xp, a: xp.arctan(a), lambda x: 1 / (1 + x * x), "input")
+Sinh = _unary("Sinh", "SinhBackward0", lambda xp, a: xp.sinh(a), lambda x: (x.exp() + (-x).exp()) / 2, "input")
+Cosh = _unary("Cosh", "CoshBackward0", lambda xp, a: xp.cosh(a), lambda x: (x.exp() - (-x).exp()) / 2, "input")
+tan, asin, acos, atan, sinh, cosh = (_make_unary_function(c) for c in (Tan, Asin, Acos, Atan, Sinh, Cosh))
+arcsin, arccos, arctan = asin, acos, atan
+__all__ += ["tan", "asin", "acos", "atan", "sinh", "cosh"]
+for _fn in (tan, asin, acos, atan, sinh, cosh):  # also as methods: x.tan() ...
+    if not hasattr(Tensor, _fn.__name__):
+        setattr(Tensor, _fn.__name__, _fn)
+
+
+# ---------------------------------------------------------------------------- atan2, lerp, frac, fmod
+class Atan2(Function):
+    """The angle of the point (x, y): ``atan2(y, x)``; ∂/∂y = x/(x²+y²), ∂/∂x = -y/(x²+y²)."""
+
+    _backward_name = "Atan2Backward0"
+
+    @staticmethod
+    def forward(ctx, y: Tensor, x: Tensor) -> Tensor:
+        a, b, _ = binary_operands(y, x)
+        ctx.save_for_backward(y, x)
+        return new_result(y._backend.xp.atan2(a, b), y)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        y, x = ctx.saved_tensors
+        r2 = x * x + y * y
+        return sum_to(grad * x / r2, tuple(y.shape)), sum_to(-grad * y / r2, tuple(x.shape))
+
+
+def atan2(input: Tensor, other: Tensor) -> Tensor:
+    return Atan2.apply(input, other)
+
+
+def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """``input + weight·(end - input)``: linear interpolation."""
+    return input + weight * (end - input)
+
+
+def frac(input: Tensor) -> Tensor:
+    """The fractional part, with the sign of the input: ``x - trunc(x)``."""
+    return input - trunc(input)
+
+
+def fmod(input: Tensor, other: Any) -> Tensor:
+    """C's remainder: the sign follows the dividend (``remainder`` follows the divisor)."""
+    return input - trunc(input / other) * other
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:  # noqa: A002
+    return clamp(input, min=min)
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:  # noqa: A002
+    return clamp(input, max=max)
+
+
+__all__ += ["atan2", "lerp", "frac", "fmod", "clamp_min", "clamp_max"]
+for _fn in (atan2, lerp, frac, fmod, clamp_min, clamp_max):
+    if not hasattr(Tensor, _fn.__name__):
+        setattr(Tensor, _fn.__name__, _fn)
+if not hasattr(Tensor, "where"):  # x.where(condition, y): x where condition holds, else y
+    Tensor.where = lambda self, condition, other: where(condition, self, other)

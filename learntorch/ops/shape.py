@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, Union
 
 from .. import dtypes
+from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
 from .common import check_same_device, new_result, sum_to, wrap_dims
@@ -116,6 +117,10 @@ class Permute(Function):
         inverse = [0] * len(ctx.dims)
         for i, d in enumerate(ctx.dims):
             inverse[d] = i
+        if not grad_mode._state.enabled:
+            # A plain backward records nothing: make the view as forward does, without the
+            # checks and the Function call (every nn.Linear's W.t() comes through here each step).
+            return grad._view_of(grad._backend.xp.permute_dims(grad._data, tuple(inverse))), None
         return grad.permute(tuple(inverse)), None
 
 
@@ -502,4 +507,7 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
     else:  # flattening copies in row-major order: the portable way to a contiguous array
         xp = out._backend.xp
         out._data = xp.reshape(xp.reshape(out._data, (-1,)), out._data.shape)
+        if out.is_cuda:
+            from ..tensor import _count_device_memory
+            _count_device_memory(out._data, out._device)
     return out

@@ -17,12 +17,13 @@ from typing import Any, Callable, Iterable, Optional
 from .. import creation
 from ..autograd import grad_mode
 from . import _ops
-from .optimizer import Optimizer, _check
+from .optimizer import Optimizer, _check, _how_options
 
 
 class Adagrad(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
-                 initial_accumulator_value: float = 0, eps: float = 1e-10, *, maximize: bool = False) -> None:
+                 initial_accumulator_value: float = 0, eps: float = 1e-10, *, maximize: bool = False,
+                 foreach: Optional[bool] = None, differentiable: bool = False, fused: Optional[bool] = None) -> None:
         _check(0.0 <= lr, f"Invalid learning rate: {lr}")
         _check(0.0 <= lr_decay, f"Invalid lr_decay value: {lr_decay}")
         _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
@@ -30,7 +31,8 @@ class Adagrad(Optimizer):
                                                  f"{initial_accumulator_value}")
         _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-                        initial_accumulator_value=initial_accumulator_value, maximize=maximize)
+                        initial_accumulator_value=initial_accumulator_value, maximize=maximize,
+                        **_how_options(foreach=foreach, differentiable=differentiable, fused=fused))
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:

@@ -21,7 +21,7 @@ from .. import creation
 from ..autograd import grad_mode
 from ..ops import pointwise
 from . import _ops
-from .optimizer import Optimizer, _check
+from .optimizer import Optimizer, _check, _how_options
 
 
 class Adam(Optimizer):
@@ -29,14 +29,19 @@ class Adam(Optimizer):
 
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0, amsgrad: bool = False, *,
-                 maximize: bool = False) -> None:
+                 maximize: bool = False, foreach: Optional[bool] = None, capturable: bool = False,
+                 differentiable: bool = False, fused: Optional[bool] = None,
+                 decoupled_weight_decay: bool = False) -> None:
         _check(0.0 <= lr, f"Invalid learning rate: {lr}")
         _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
         _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
         _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
         _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                        maximize=maximize)
+                        maximize=maximize, **_how_options(foreach=foreach, capturable=capturable,
+                                                          differentiable=differentiable, fused=fused),
+                        decoupled_weight_decay=decoupled_weight_decay or self._decoupled)
+        self._decoupled = defaults["decoupled_weight_decay"]  # Adam(..., decoupled_weight_decay=True) is AdamW
         super().__init__(params, defaults)
 
     def _init_state(self, p: Any, amsgrad: bool) -> dict[str, Any]:

@@ -174,6 +174,15 @@ class Optimizer:
         return value.detach().to(dtype=param.dtype, device=param.device).clone()
 
 
+def _how_options(**options: Any) -> dict[str, Any]:
+    """PyTorch's switches for *how* an update runs: ``foreach`` (one call over a list of
+    tensors), ``fused`` (one kernel), ``capturable`` (CUDA graphs), ``differentiable``
+    (a step autograd can see through).  learntorch always runs the plain loop over the
+    parameters, so they change no number here; they are accepted and kept in ``defaults``
+    so that programs passing them run and ``print(optimizer)`` lists PyTorch's options."""
+    return dict(options)
+
+
 def _check(ok: bool, message: str) -> None:
     if not ok:
         raise ValueError(message)

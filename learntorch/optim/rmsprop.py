@@ -16,20 +16,22 @@ from typing import Any, Callable, Iterable, Optional
 from .. import creation
 from ..autograd import grad_mode
 from . import _ops
-from .optimizer import Optimizer, _check
+from .optimizer import Optimizer, _check, _how_options
 
 
 class RMSprop(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False, *,
-                 maximize: bool = False) -> None:
+                 maximize: bool = False, foreach: Optional[bool] = None, capturable: bool = False,
+                 differentiable: bool = False) -> None:
         _check(0.0 <= lr, f"Invalid learning rate: {lr}")
         _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
         _check(0.0 <= momentum, f"Invalid momentum value: {momentum}")
         _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
         _check(0.0 <= alpha, f"Invalid alpha value: {alpha}")
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
-                        weight_decay=weight_decay, maximize=maximize)
+                        weight_decay=weight_decay, maximize=maximize,
+                        **_how_options(foreach=foreach, capturable=capturable, differentiable=differentiable))
         super().__init__(params, defaults)
 
     def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:

@@ -14,17 +14,19 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable, Optional
 
 from ..autograd import grad_mode
-from .optimizer import Optimizer, _check
+from .optimizer import Optimizer, _check, _how_options
 
 
 class SGD(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
-                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False) -> None:
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: Optional[bool] = None, differentiable: bool = False, fused: Optional[bool] = None) -> None:
         _check(lr >= 0.0, f"Invalid learning rate: {lr}")
         _check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
         _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
-                        nesterov=nesterov, maximize=maximize)
+                        nesterov=nesterov, maximize=maximize,
+                        **_how_options(foreach=foreach, differentiable=differentiable, fused=fused))
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)

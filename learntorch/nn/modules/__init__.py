@@ -1,10 +1,15 @@
 """The layers of ``learntorch.nn``, one file per family."""
 from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .activation import __all__ as _activation_all
+from .activation import *  # noqa: F401,F403  (the larger family: LeakyReLU, ELU, SiLU ...)
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
-from .dropout import Dropout
+from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv2d, Flatten, MaxPool2d, Unflatten
+from .distance import CosineSimilarity
+from .parameter_containers import ParameterDict, ParameterList
+from .dropout import Dropout, Dropout2d
 from .linear import Identity, Linear
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss
 from .module import Module
 from .normalization import LayerNorm
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
@@ -13,4 +18,7 @@ from .sparse import Embedding
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Linear", "Identity", "ReLU", "Sigmoid", "Tanh",
            "GELU", "Softmax", "LogSoftmax", "Dropout", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding",
            "MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]
+__all__ += ["Conv2d", "MaxPool2d", "Flatten", "AvgPool2d", "AdaptiveAvgPool2d", "Unflatten", "Dropout2d",
+            "CosineSimilarity", "ParameterList", "ParameterDict", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
+__all__ += [n for n in _activation_all if n not in __all__]
 __all__ += ["RNNBase", "RNN", "GRU", "LSTM", "RNNCellBase", "RNNCell", "GRUCell", "LSTMCell"]

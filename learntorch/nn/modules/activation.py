@@ -1,13 +1,16 @@
 """Activation layers: thin Modules around ``nn.functional``."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 from ...tensor import Tensor
+from .. import activations as A
 from .. import functional as F
 from .module import Module
 
-__all__ = ["ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax"]
+__all__ = ["ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "LeakyReLU", "ELU", "CELU", "SELU", "SiLU",
+           "Mish", "Hardsigmoid", "Hardswish", "Softplus", "Hardtanh", "ReLU6", "LogSigmoid", "Softsign", "Softmin",
+           "Threshold", "PReLU"]
 
 
 class ReLU(Module):
@@ -80,3 +83,156 @@ class LogSoftmax(_AlongDim):
     """``log(softmax(x))`` along ``dim``, computed stably (pair it with ``NLLLoss``)."""
 
     _function = staticmethod(F.log_softmax)
+
+
+# ---------------------------------------------------------------------------- more activations
+# Thin Modules around ``nn/activations.py``; each ``extra_repr`` prints what PyTorch prints.
+class LeakyReLU(Module):
+    def __init__(self, negative_slope: float = 1e-2, inplace: bool = False) -> None:
+        super().__init__()
+        self.negative_slope, self.inplace = negative_slope, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return A.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class ELU(Module):
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return A.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class CELU(ELU):
+    def forward(self, input: Tensor) -> Tensor:
+        return A.celu(input, self.alpha, self.inplace)
+
+
+class _NoOptions(Module):
+    """An activation whose only option is ``inplace``."""
+
+    _fn: str = ""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return getattr(A, self._fn)(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class SELU(_NoOptions):
+    _fn = "selu"
+
+
+class SiLU(_NoOptions):
+    _fn = "silu"
+
+
+class Mish(_NoOptions):
+    _fn = "mish"
+
+
+class Hardsigmoid(_NoOptions):
+    _fn = "hardsigmoid"
+
+
+class Hardswish(_NoOptions):
+    _fn = "hardswish"
+
+
+class Softplus(Module):
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input: Tensor) -> Tensor:
+        return A.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Hardtanh(Module):
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        if max_val <= min_val:  # PyTorch's module asserts (F.hardtanh raises ValueError)
+            raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return A.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+
+
+class ReLU6(Hardtanh):
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class LogSigmoid(Module):
+    def forward(self, input: Tensor) -> Tensor:
+        return A.logsigmoid(input)
+
+
+class Softsign(Module):
+    def forward(self, input: Tensor) -> Tensor:
+        return A.softsign(input)
+
+
+class Softmin(Module):
+    def __init__(self, dim: Optional[int] = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmin(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Threshold(Module):
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return A.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
+
+
+class PReLU(Module):
+    """Leaky ReLU whose negative slope is *learned*: one ``weight`` (starting at ``init``) or one
+    per channel (``num_parameters=C``)."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        from ... import creation
+        from ..parameter import Parameter
+        self.num_parameters, self.init = num_parameters, init
+        self.weight = Parameter(creation.full((num_parameters,), init, device=device, dtype=dtype))
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"

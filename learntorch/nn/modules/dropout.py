@@ -5,7 +5,7 @@ from ...tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Dropout"]
+__all__ = ["Dropout", "Dropout2d"]
 
 
 class _DropoutNd(Module):
@@ -26,3 +26,11 @@ class Dropout(_DropoutNd):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.dropout(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    """Zero whole channels (feature maps) of an ``(N, C, H, W)`` input with probability ``p``:
+    neighbouring pixels are correlated, so dropping single pixels would regularise little."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout2d(input, self.p, self.training, self.inplace)

@@ -6,6 +6,7 @@ from typing import Any
 
 from ... import creation
 from ...tensor import Tensor
+from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
@@ -41,8 +42,7 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
-        from ..functional import linear
-        return linear(input, self.weight, self.bias)
+        return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"

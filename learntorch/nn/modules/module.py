@@ -12,6 +12,10 @@ A Module keeps three ordered tables, filled by plain attribute assignment in
 
 Calling a module (``model(x)``) runs ``__call__``: forward pre hooks, then
 ``forward``, then forward hooks, with backward hooks wired around the call.
+
+*Global* hooks (``register_module_forward_hook`` & co. below) run for every
+module of every model, before each module's own hooks: handy to trace or time
+a whole network without touching its code.
 """
 from __future__ import annotations
 
@@ -19,13 +23,77 @@ import warnings
 from collections import OrderedDict, namedtuple
 from typing import Any, Callable, Iterator, Optional
 
-from ...autograd.node import RemovableHandle, add_hook
+from ...autograd.node import RemovableHandle, _HookDict, add_hook
 from ...device import as_device
 from ...tensor import Tensor
 from ..backward_hooks import BackwardHook
 from ..parameter import Parameter
 
-__all__ = ["Module"]
+__all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
+           "register_module_backward_hook"]
+
+# ---------------------------------------------------------------------------- global hooks (钩子)
+# Hooks for *every* module, stored once here; ``Module.__call__`` runs them before the
+# module's own hooks of the same kind, as PyTorch does.
+_global_forward_pre_hooks: _HookDict = _HookDict()
+_global_forward_hooks: _HookDict = _HookDict()
+_global_forward_hooks_with_kwargs: set = set()
+_global_forward_hooks_always_called: set = set()
+_global_backward_pre_hooks: _HookDict = _HookDict()
+_global_backward_hooks: _HookDict = _HookDict()
+_global_is_full_backward_hook: Optional[bool] = None  # None until the first global backward hook
+
+
+def _add_global(hooks: _HookDict, hook: Callable) -> RemovableHandle:
+    return add_hook(hooks, hook)[1]
+
+
+def register_module_forward_pre_hook(hook: Callable) -> RemovableHandle:
+    """``hook(module, args)`` before the forward of every module (before its own pre hooks)."""
+    return _add_global(_global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(hook: Callable, *, with_kwargs: bool = False,
+                                 always_call: bool = False) -> RemovableHandle:
+    """``hook(module, args, output)`` after the forward of every module (before its own hooks)."""
+    handle = _add_global(_global_forward_hooks, hook)
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs.add(handle.id)
+    if always_call:
+        _global_forward_hooks_always_called.add(handle.id)
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook: Callable) -> RemovableHandle:
+    """``hook(module, grad_output)`` for every module, before its own backward pre hooks."""
+    return _add_global(_global_backward_pre_hooks, hook)
+
+
+def _set_global_full(full: bool) -> None:
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is (not full):
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a global Module "
+                           "hook. Please use only one of them.")
+    _global_is_full_backward_hook = full
+
+
+def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
+    """``hook(module, grad_input, grad_output)`` for every module, before its own backward hooks."""
+    _set_global_full(True)
+    return _add_global(_global_backward_hooks, hook)
+
+
+def register_module_backward_hook(hook: Callable) -> RemovableHandle:
+    """Deprecated (sees only the last node of each forward): use
+    :func:`register_module_full_backward_hook`."""
+    _set_global_full(False)
+    return _add_global(_global_backward_hooks, hook)
+
+
+def _has_global_hooks() -> bool:
+    return bool(_global_forward_pre_hooks or _global_forward_hooks or _global_backward_pre_hooks
+                or _global_backward_hooks)
 
 class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """What ``load_state_dict`` returns; prints ``<All keys matched successfully>`` when both are empty."""
@@ -480,9 +548,9 @@ class Module:
     # ------------------------------------------------------------------ calling
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
-                or self._backward_pre_hooks or self._non_full_backward_hooks):
+                or self._backward_pre_hooks or self._non_full_backward_hooks or _has_global_hooks()):
             return self.forward(*args, **kwargs)
-        if not self._forward_hooks_always_called:
+        if not (self._forward_hooks_always_called or _global_forward_hooks_always_called):
             return self._call_with_hooks(args, kwargs)
         called: set = set()
         try:
@@ -495,20 +563,28 @@ class Module:
         """``register_forward_hook(..., always_call=True)``: when forward raised, such hooks still
         run (with output None) before the error goes on; an error of theirs is only a warning."""
         result = None
-        for hook_id, hook in list((self._forward_hooks or {}).items()):
-            if hook_id not in self._forward_hooks_always_called or hook_id in called:
+        for hook_id, hook in [*_global_forward_hooks.items(), *(self._forward_hooks or {}).items()]:
+            always = hook_id in self._forward_hooks_always_called or hook_id in _global_forward_hooks_always_called
+            if not always or hook_id in called:
                 continue
             try:
-                out = hook(self, args, kwargs, result) if hook_id in self._forward_hooks_with_kwargs \
-                    else hook(self, args, result)
+                with_kwargs = hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs
+                out = hook(self, args, kwargs, result) if with_kwargs else hook(self, args, result)
                 result = result if out is None else out
             except Exception as e:  # noqa: BLE001 - the forward error is the one to raise
                 warnings.warn("module forward hook with ``always_call=True`` raised an exception that was "
                               f"silenced as another error was raised in forward: {e}")
 
     def _call_with_hooks(self, args: tuple, kwargs: dict, called: Optional[set] = None) -> Any:
-        """The hook protocol, in PyTorch's order."""
-        for hook_id, hook in list((self._forward_pre_hooks or {}).items()):
+        """The hook protocol, in PyTorch's order: global hooks first, then the module's own."""
+        # which backward hooks this call wires is decided before any pre hook runs
+        full = _global_is_full_backward_hook is True
+        backward_hooks = [*(_global_backward_hooks.values() if full else ()),
+                          *(self._backward_hooks or {}).values()]
+        backward_pre_hooks = [*_global_backward_pre_hooks.values(), *(self._backward_pre_hooks or {}).values()]
+        non_full_hooks = [*(_global_backward_hooks.values() if _global_is_full_backward_hook is False else ()),
+                          *(self._non_full_backward_hooks or {}).values()]
+        for hook_id, hook in [*_global_forward_pre_hooks.items(), *(self._forward_pre_hooks or {}).items()]:
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 result = hook(self, args, kwargs)
                 if result is not None:
@@ -521,13 +597,12 @@ class Module:
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
         bw_hook = None
-        if self._backward_hooks or self._backward_pre_hooks:
-            bw_hook = BackwardHook(self, list((self._backward_hooks or {}).values()),
-                                   list((self._backward_pre_hooks or {}).values()))
+        if backward_hooks or backward_pre_hooks:
+            bw_hook = BackwardHook(self, backward_hooks, backward_pre_hooks)
             args = bw_hook.setup_input_hook(args)
         output = self.forward(*args, **kwargs)
-        for hook_id, hook in list((self._forward_hooks or {}).items()):
-            if hook_id in self._forward_hooks_with_kwargs:
+        for hook_id, hook in [*_global_forward_hooks.items(), *(self._forward_hooks or {}).items()]:
+            if hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs:
                 result = hook(self, args, kwargs, output)
             else:
                 result = hook(self, args, output)
@@ -541,12 +616,12 @@ class Module:
                               f"Tensors but received {type(output)}")
             else:
                 output = bw_hook.setup_output_hook(output)
-        if self._non_full_backward_hooks:
+        if non_full_hooks:
             var = output
             while not isinstance(var, Tensor):
                 var = next(v for v in var.values() if isinstance(v, Tensor)) if isinstance(var, dict) else var[0]
             if var.grad_fn is not None:
-                for hook in self._non_full_backward_hooks.values():
+                for hook in non_full_hooks:
                     var.grad_fn.register_hook(lambda gi, go, hook=hook: hook(self, gi, go))
                 self._maybe_warn_non_full_backward_hook(args, output, var.grad_fn)
         return output

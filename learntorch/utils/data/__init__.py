@@ -6,7 +6,9 @@ the same ``manual_seed`` a shuffled DataLoader and ``random_split`` give PyTorch
 own indices."""
 from .dataloader import DataLoader, default_collate, default_convert
 from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
+                      WeightedRandomSampler)
 
 __all__ = ["BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "RandomSampler", "Sampler",
-           "SequentialSampler", "Subset", "TensorDataset", "default_collate", "default_convert", "random_split"]
+           "SequentialSampler", "Subset", "TensorDataset", "default_collate", "default_convert", "random_split",
+           "SubsetRandomSampler", "WeightedRandomSampler"]

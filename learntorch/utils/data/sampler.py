@@ -107,3 +107,46 @@ class BatchSampler(Sampler):
         if self.drop_last:
             return len(self.sampler) // self.batch_size
         return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in a random order (a fresh permutation per pass), e.g. to split one
+    dataset into training and validation parts without copying it."""
+
+    def __init__(self, indices: Any, generator: Any = None) -> None:
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[Any]:
+        for i in randperm(len(self.indices), generator=self.generator).tolist():
+            yield self.indices[i]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights`` (to
+    over-sample rare classes); the draws are ``torch.multinomial``'s, so they equal PyTorch's."""
+
+    def __init__(self, weights: Any, num_samples: int, replacement: bool = True, generator: Any = None) -> None:
+        from ... import dtypes
+        from ...creation import as_tensor
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        weights_tensor = as_tensor(weights, dtype=dtypes.float64)
+        if len(weights_tensor.shape) != 1:
+            raise ValueError("weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(weights_tensor.shape)}")
+        self.weights, self.num_samples = weights_tensor, num_samples
+        self.replacement, self.generator = replacement, generator
+
+    def __iter__(self) -> Iterator[int]:
+        from ...creation import multinomial
+        yield from iter(multinomial(self.weights, self.num_samples, self.replacement,
+                                    generator=self.generator).tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples

@@ -1,0 +1,20 @@
+"""``torch.backends``: switches for the libraries PyTorch calls (cuDNN on NVIDIA GPUs, MPS on Macs).
+
+learntorch calls neither, so these are plain flags that programs may set or read --
+the reproducibility recipe ::
+
+    torch.manual_seed(0)
+    torch.backends.cudnn.deterministic = True
+    torch.backends.cudnn.benchmark = False
+
+runs unchanged.  learntorch is deterministic anyway: the same seed gives the same numbers.
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+__all__ = ["cudnn", "mps"]
+
+cudnn = SimpleNamespace(enabled=True, benchmark=False, deterministic=False, allow_tf32=True,
+                        is_available=lambda: False, version=lambda: None)
+mps = SimpleNamespace(is_available=lambda: False, is_built=lambda: False)

@@ -1,0 +1,315 @@
+"""2-D convolution and max pooling: the maths behind ``nn.Conv2d`` and ``nn.MaxPool2d``.
+
+A convolution slides a small ``(out, in, kh, kw)`` filter bank over an image
+``(N, C, H, W)``.  Written as loops it is slow; written as one matrix product it
+is the ``Linear`` layer again:
+
+1. **im2col** — for every kernel offset ``(i, j)`` take the strided slice of the
+   (zero-padded) input that this offset sees at every output position.  Stacked,
+   the slices form ``cols`` of shape ``(N, C, kh, kw, H_out, W_out)``; there are only
+   ``kh·kw`` slices, so the Python loop is short and the work happens in NumPy/CuPy.
+2. **product** — ``out[n, o, y, x] = Σ_{c,i,j} cols[n, c, i, j, y, x] · w[o, c, i, j]``,
+   one ``tensordot``.
+
+The backward follows from the product rule of a matrix product, as for ``Linear``:
+``grad_w = Σ_{n,y,x} grad · cols`` and ``grad_cols = grad · w``, whose slices are
+added back (col2im) onto the positions of the input they came from -- added, because
+overlapping windows read the same pixel several times.
+
+Max pooling stacks the same windows and keeps each one's maximum; its gradient goes
+only to the position that won (the first one, on ties, as in PyTorch).
+
+The code uses NumPy's API (``pad``, ``tensordot``), which CuPy shares: it runs on the
+CPU and on a real GPU, not on the array-API stand-in for CUDA.
+
+Results agree with PyTorch to float32 rounding: PyTorch's kernels (oneDNN) add the
+products in another order.  These backwards work on arrays, so a second derivative
+through a convolution (``create_graph=True``) is not supported.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Sequence, Union
+
+from ..autograd.function import Function
+from ..ops.common import check_same_device, new_result
+from ..tensor import Tensor
+
+__all__ = ["conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "pair"]
+
+IntOrPair = Union[int, Sequence[int]]
+
+
+def pair(value: IntOrPair) -> tuple[int, int]:
+    """``3`` → ``(3, 3)``; ``(3, 5)`` stays."""
+    if isinstance(value, (tuple, list)):
+        if len(value) != 2:
+            raise ValueError(f"expected an int or a pair of ints, got {value}")
+        return int(value[0]), int(value[1])
+    return int(value), int(value)
+
+
+def _out_size(size: int, k: int, stride: int, pad: int, dil: int, ceil_mode: bool = False) -> int:
+    span = size + 2 * pad - dil * (k - 1) - 1
+    if not ceil_mode:
+        return span // stride + 1
+    out = math.ceil(span / stride) + 1
+    if (out - 1) * stride >= size + pad:  # the last window must start inside the input or the left padding
+        out -= 1
+    return out
+
+
+def _windows(xp: Any, xpad: Any, kernel: tuple, stride: tuple, dil: tuple, out_hw: tuple) -> Any:
+    """im2col: ``(N, C, kh, kw, H_out, W_out)``, the input each kernel offset sees."""
+    (kh, kw), (sh, sw), (dh, dw), (ho, wo) = kernel, stride, dil, out_hw
+    rows = []
+    for i in range(kh):
+        row = [xpad[:, :, i * dh: i * dh + sh * (ho - 1) + 1: sh, j * dw: j * dw + sw * (wo - 1) + 1: sw]
+               for j in range(kw)]
+        rows.append(xp.stack(row, axis=2))
+    return xp.stack(rows, axis=2)
+
+
+def _add_windows(xp: Any, cols: Any, padded_shape: tuple, kernel: tuple, stride: tuple, dil: tuple) -> Any:
+    """col2im: the adjoint of :func:`_windows`; overlapping windows add up."""
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dil
+    ho, wo = cols.shape[-2:]
+    out = xp.zeros(padded_shape, dtype=cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            rows = slice(i * dh, i * dh + sh * (ho - 1) + 1, sh)
+            out[:, :, rows, j * dw: j * dw + sw * (wo - 1) + 1: sw] += cols[:, :, i, j]
+    return out
+
+
+def _pad(xp: Any, x: Any, pad: tuple, value: float = 0.0, extra: tuple = (0, 0)) -> Any:
+    (ph, pw), (eh, ew) = pad, extra
+    if ph == pw == eh == ew == 0:
+        return x
+    return xp.pad(x, ((0, 0), (0, 0), (ph, ph + eh), (pw, pw + ew)), constant_values=value)
+
+
+class Convolution(Function):
+    """``conv2d`` as im2col + tensordot; ``groups`` split the channels into independent convolutions."""
+
+    _backward_name = "ConvolutionBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: tuple = (1, 1),
+                padding: tuple = (0, 0), dilation: tuple = (1, 1), groups: int = 1) -> Tensor:
+        xp = x._backend.xp
+        kernel = tuple(weight.shape[2:])
+        out_hw = tuple(_out_size(s, k, st, p, d) for s, k, st, p, d in zip(x.shape[2:], kernel, stride, padding,
+                                                                           dilation))
+        xpad = _pad(xp, x._data, padding)
+        cols = _windows(xp, xpad, kernel, stride, dilation, out_hw)
+        c_in, c_out = x.shape[1] // groups, weight.shape[0] // groups
+        outs = [xp.tensordot(cols[:, g * c_in:(g + 1) * c_in], weight._data[g * c_out:(g + 1) * c_out],
+                             axes=([1, 2, 3], [1, 2, 3])) for g in range(groups)]
+        out = xp.concatenate(outs, axis=-1) if groups > 1 else outs[0]  # (N, H_out, W_out, out)
+        out = xp.ascontiguousarray(xp.transpose(out, (0, 3, 1, 2)))
+        if bias is not None:
+            out = out + bias._data.reshape(1, -1, 1, 1)
+        ctx.cols, ctx.padded_shape, ctx.weight = cols, xpad.shape, weight
+        ctx.args = (kernel, stride, padding, dilation, groups, tuple(x.shape))
+        return new_result(out.astype(x._data.dtype, copy=False), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        xp = grad._backend.xp
+        kernel, stride, padding, dilation, groups, x_shape = ctx.args
+        g, cols, w = grad._data, ctx.cols, ctx.weight._data
+        c_in, c_out = x_shape[1] // groups, w.shape[0] // groups
+        gx = gw = gb = None
+        if ctx.needs_input_grad[0]:
+            parts = [xp.tensordot(g[:, k * c_out:(k + 1) * c_out], w[k * c_out:(k + 1) * c_out], axes=([1], [0]))
+                     for k in range(groups)]  # each (N, H_out, W_out, c_in, kh, kw)
+            gcols = xp.transpose(xp.concatenate(parts, axis=3) if groups > 1 else parts[0], (0, 3, 4, 5, 1, 2))
+            full = _add_windows(xp, gcols, ctx.padded_shape, kernel, stride, dilation)
+            (ph, pw), (h, wd) = padding, x_shape[2:]
+            gx = new_result(xp.ascontiguousarray(full[:, :, ph:ph + h, pw:pw + wd]), grad)
+        if ctx.needs_input_grad[1]:
+            parts = [xp.tensordot(g[:, k * c_out:(k + 1) * c_out], cols[:, k * c_in:(k + 1) * c_in],
+                                  axes=([0, 2, 3], [0, 4, 5])) for k in range(groups)]
+            gw = new_result(xp.concatenate(parts, axis=0) if groups > 1 else parts[0], grad)
+        if len(ctx.needs_input_grad) > 2 and ctx.needs_input_grad[2]:
+            gb = new_result(g.sum(axis=(0, 2, 3)), grad)
+        return gx, gw, gb
+
+
+def _same_padding(kernel: tuple, dilation: tuple, stride: tuple) -> tuple[int, int]:
+    if stride != (1, 1):
+        raise ValueError("padding='same' is not supported for strided convolutions")
+    totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
+    if any(t % 2 for t in totals):
+        raise NotImplementedError("learntorch: padding='same' needs an odd kernel span (dilation·(k-1) even), "
+                                  "since it pads both sides equally; pad the input with F.pad-like slicing yourself")
+    return totals[0] // 2, totals[1] // 2
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrPair = 1,
+           padding: Union[IntOrPair, str] = 0, dilation: IntOrPair = 1, groups: int = 1) -> Tensor:
+    """2-D convolution (really cross-correlation, as in every deep-learning library) of
+    ``input`` ``(N, C, H, W)`` -- or ``(C, H, W)`` -- with ``weight`` ``(out, C/groups, kh, kw)``."""
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
+                           f"{list(input.shape)}")
+    if input.dim() == 3:
+        return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
+    check_same_device(input, weight)
+    stride, dilation = pair(stride), pair(dilation)
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise ValueError(f"Invalid padding string '{padding}', should be one of ['valid', 'same']")
+        padding = (0, 0) if padding == "valid" else _same_padding(tuple(weight.shape[2:]), dilation, stride)
+    padding = pair(padding)
+    if input.shape[1] != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
+                           f"{input.shape[1]} channels instead")
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"Input type ({input.dtype}) and weight type ({weight.dtype}) should be the same")
+    for size, k, p, d in zip(input.shape[2:], weight.shape[2:], padding, dilation):
+        if size + 2 * p < d * (k - 1) + 1:
+            raise RuntimeError(f"Calculated padded input size per channel: ({input.shape[2] + 2 * padding[0]} x "
+                               f"{input.shape[3] + 2 * padding[1]}). Kernel size: ({weight.shape[2]} x "
+                               f"{weight.shape[3]}). Kernel size can't be greater than actual input size")
+    args = (input, weight) if bias is None else (input, weight, bias)
+    return Convolution.apply(*args, stride=stride, padding=padding, dilation=dilation, groups=groups)
+
+
+class MaxPool2DWithIndices(Function):
+    """The maximum of each window; the gradient goes back to the winning position only."""
+
+    _backward_name = "MaxPool2DWithIndicesBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, kernel: tuple = (2, 2), stride: tuple = (2, 2), padding: tuple = (0, 0),
+                dilation: tuple = (1, 1), ceil_mode: bool = False) -> tuple:
+        xp = x._backend.xp
+        h, w = x.shape[2:]
+        out_hw = tuple(_out_size(s, k, st, p, d, ceil_mode) for s, k, st, p, d in zip((h, w), kernel, stride,
+                                                                                   padding, dilation))
+        # a ceil_mode window may run past the padding on the right: pad that much more with -inf
+        extra = tuple(max(0, (o - 1) * st + d * (k - 1) + 1 - (s + 2 * p))
+                      for o, st, d, k, s, p in zip(out_hw, stride, dilation, kernel, (h, w), padding))
+        xpad = _pad(xp, x._data, padding, -xp.inf, extra)
+        win = _windows(xp, xpad, kernel, stride, dilation, out_hw)
+        n, c = x.shape[:2]
+        flat = win.reshape(n, c, kernel[0] * kernel[1], *out_hw)
+        arg = xp.argmax(flat, axis=2)  # first maximum, as PyTorch picks
+        out = xp.take_along_axis(flat, arg[:, :, None], axis=2)[:, :, 0]
+        # the flat index (into H·W of the unpadded input) of each winner: PyTorch's `indices`
+        ki, kj = arg // kernel[1], arg % kernel[1]
+        oy = xp.arange(out_hw[0]).reshape(1, 1, -1, 1)
+        ox = xp.arange(out_hw[1]).reshape(1, 1, 1, -1)
+        rows = oy * stride[0] + ki * dilation[0] - padding[0]
+        cols = ox * stride[1] + kj * dilation[1] - padding[1]
+        indices = (rows * w + cols).astype("int64")
+        ctx.indices, ctx.x_shape = indices, tuple(x.shape)
+        idx = new_result(indices, x)
+        ctx.mark_non_differentiable(idx)
+        return new_result(xp.ascontiguousarray(out), x), idx
+
+    @staticmethod
+    def backward(ctx, grad: Tensor, _grad_indices: Any = None) -> Tensor:
+        xp = grad._backend.xp
+        n, c, h, w = ctx.x_shape
+        out = xp.zeros((n * c, h * w), dtype=grad._data.dtype)
+        idx = ctx.indices.reshape(n * c, -1)
+        g = grad._data.reshape(n * c, -1)
+        rows = xp.repeat(xp.arange(n * c), idx.shape[1])
+        out = grad._backend.scatter_add(out, (rows, idx.reshape(-1)), g.reshape(-1))  # windows may overlap
+        return new_result(out.reshape(n, c, h, w), grad)
+
+
+def max_pool2d(input: Tensor, kernel_size: IntOrPair, stride: Optional[IntOrPair] = None, padding: IntOrPair = 0,
+               dilation: IntOrPair = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """The maximum over each ``kernel_size`` window (``stride`` defaults to the kernel size)."""
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, but got {list(input.shape)}")
+    if input.dim() == 3:
+        out = max_pool2d(input.unsqueeze(0), kernel_size, stride, padding, dilation, ceil_mode, True)
+        out = (out[0].squeeze(0), out[1].squeeze(0))
+        return out if return_indices else out[0]
+    kernel = pair(kernel_size)
+    stride = kernel if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else pair(stride)
+    padding, dilation = pair(padding), pair(dilation)
+    if any(p > k // 2 for p, k in zip(padding, kernel)):
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={padding[0]}, "
+                           f"kernel_size={kernel[0]} and dilation={dilation[0]}")
+    out, indices = MaxPool2DWithIndices.apply(input, kernel=kernel, stride=stride, padding=padding,
+                                              dilation=dilation, ceil_mode=ceil_mode)
+    return (out, indices) if return_indices else out
+
+
+# ---------------------------------------------------------------------------- average pooling
+class AvgPool2D(Function):
+    """The mean of each window (zero padding counted, unless ``count_include_pad=False``);
+    backward spreads each output gradient evenly over its window."""
+
+    _backward_name = "AvgPool2DBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, kernel: tuple = (2, 2), stride: tuple = (2, 2), padding: tuple = (0, 0),
+                count_include_pad: bool = True, divisor_override: Optional[int] = None) -> Tensor:
+        xp = x._backend.xp
+        out_hw = tuple(_out_size(s, k, st, p, 1) for s, k, st, p in zip(x.shape[2:], kernel, stride, padding))
+        xpad = _pad(xp, x._data, padding)
+        win = _windows(xp, xpad, kernel, stride, (1, 1), out_hw)
+        if divisor_override:
+            divisor = xp.full(out_hw, float(divisor_override))
+        elif count_include_pad:
+            divisor = xp.full(out_hw, float(kernel[0] * kernel[1]))
+        else:  # count the real (unpadded) cells of each window
+            ones = _pad(xp, xp.ones((1, 1) + tuple(x.shape[2:]), dtype=x._data.dtype), padding)
+            divisor = _windows(xp, ones, kernel, stride, (1, 1), out_hw).sum(axis=(2, 3))[0, 0]
+        divisor = divisor.astype(x._data.dtype)
+        ctx.args = (kernel, stride, padding, xpad.shape, tuple(x.shape), divisor)
+        return new_result(xp.ascontiguousarray(win.sum(axis=(2, 3)) / divisor), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> Tensor:
+        xp = grad._backend.xp
+        kernel, stride, padding, padded_shape, x_shape, divisor = ctx.args
+        share = grad._data / divisor  # each cell of a window gets this much of the window's gradient
+        cols = xp.broadcast_to(share[:, :, None, None], share.shape[:2] + kernel + share.shape[2:])
+        full = _add_windows(xp, cols, padded_shape, kernel, stride, (1, 1))
+        (ph, pw), (h, w) = padding, x_shape[2:]
+        return new_result(xp.ascontiguousarray(full[:, :, ph:ph + h, pw:pw + w]), grad)
+
+
+def avg_pool2d(input: Tensor, kernel_size: IntOrPair, stride: Optional[IntOrPair] = None, padding: IntOrPair = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: Optional[int] = None) -> Tensor:
+    """The mean over each ``kernel_size`` window (``stride`` defaults to the kernel size)."""
+    if input.dim() == 3:
+        return avg_pool2d(input.unsqueeze(0), kernel_size, stride, padding, ceil_mode, count_include_pad,
+                          divisor_override).squeeze(0)
+    if input.dim() != 4:
+        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, but got {list(input.shape)}")
+    if ceil_mode:
+        raise NotImplementedError("learntorch's avg_pool2d does not implement ceil_mode=True")
+    kernel = pair(kernel_size)
+    stride = kernel if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else pair(stride)
+    padding = pair(padding)
+    if any(p > k // 2 for p, k in zip(padding, kernel)):
+        raise RuntimeError("pad should be at most half of effective kernel size, but got pad="
+                           f"{padding[0]}, kernel_size={kernel[0]} and dilation=1")
+    return AvgPool2D.apply(input, kernel=kernel, stride=stride, padding=padding,
+                           count_include_pad=count_include_pad, divisor_override=divisor_override)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """Average into a fixed ``output_size`` grid whatever the input size: cell ``i`` covers rows
+    ``floor(i·H/out)`` to ``ceil((i+1)·H/out)`` (PyTorch's rule; cells may overlap)."""
+    from ..ops.shape import stack
+    size = output_size if isinstance(output_size, (tuple, list)) else (output_size, output_size)
+    h, w = input.shape[-2:]
+    oh, ow = (h if size[0] is None else size[0]), (w if size[1] is None else size[1])
+    if h % oh == 0 and w % ow == 0:  # equal, non-overlapping windows: an ordinary average pool
+        return avg_pool2d(input, (h // oh, w // ow))
+    rows = [(i * h // oh, -(-(i + 1) * h // oh)) for i in range(oh)]
+    cols = [(j * w // ow, -(-(j + 1) * w // ow)) for j in range(ow)]
+    cells = [stack([input[..., r0:r1, c0:c1].mean(dim=(-2, -1)) for c0, c1 in cols], -1) for r0, r1 in rows]
+    return stack(cells, -2)

@@ -1,0 +1,155 @@
+"""``nn.Conv2d``, ``nn.MaxPool2d`` and ``nn.Flatten``: the layers of a small image network.
+
+``Conv2d`` holds ``weight`` ``(out_channels, in_channels/groups, kh, kw)`` and
+``bias`` ``(out_channels)``, initialised exactly as ``nn.Linear`` is (PyTorch's
+``kaiming_uniform_(a=√5)``, with fan_in = in_channels/groups · kh · kw), so the
+same seed gives the same weights.  The maths is in ``nn/convolution.py``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Union
+
+from ... import creation
+from ...tensor import Tensor
+from .. import convolution, init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["Conv2d", "MaxPool2d", "Flatten", "AvgPool2d", "AdaptiveAvgPool2d", "Unflatten"]
+
+
+class Conv2d(Module):
+    """2-D convolution over ``(N, C, H, W)`` (or ``(C, H, W)``) images."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Union[int, tuple, str] = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if isinstance(padding, str) and padding not in ("same", "valid"):
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"learntorch's Conv2d pads with zeros only, not padding_mode={padding_mode!r}")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride = convolution.pair(kernel_size), convolution.pair(stride)
+        self.padding = padding if isinstance(padding, str) else convolution.pair(padding)
+        self.dilation, self.groups, self.padding_mode = convolution.pair(dilation), groups, padding_mode
+        self.output_padding, self.transposed = (0, 0), False
+        self.weight = Parameter(creation.empty(out_channels, in_channels // groups, *self.kernel_size,
+                                               device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(creation.empty(out_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))  # U(-1/√fan_in, 1/√fan_in), as PyTorch
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return convolution.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
+                                  self.groups)
+
+    def extra_repr(self) -> str:
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != (0, 0):
+            s += f", padding={self.padding}"
+        if self.dilation != (1, 1):
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class MaxPool2d(Module):
+    """The maximum of each window (``stride`` defaults to ``kernel_size``: windows side by side)."""
+
+    def __init__(self, kernel_size: Any, stride: Optional[Any] = None, padding: Any = 0, dilation: Any = 1,
+                 return_indices: bool = False, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.dilation = padding, dilation
+        self.return_indices, self.ceil_mode = return_indices, ceil_mode
+
+    def forward(self, input: Tensor) -> Any:
+        return convolution.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                                      self.ceil_mode, self.return_indices)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class Flatten(Module):
+    """``input.flatten(start_dim, end_dim)``: by default keep the batch dimension, flatten the rest."""
+
+    def __init__(self, start_dim: int = 1, end_dim: int = -1) -> None:
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class AvgPool2d(Module):
+    """The mean of each window."""
+
+    def __init__(self, kernel_size: Any, stride: Optional[Any] = None, padding: Any = 0, ceil_mode: bool = False,
+                 count_include_pad: bool = True, divisor_override: Optional[int] = None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding, self.ceil_mode = padding, ceil_mode
+        self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
+
+    def forward(self, input: Tensor) -> Tensor:
+        return convolution.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                                      self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool2d(Module):
+    """Average down to a fixed ``output_size`` (``(1, 1)``: global average pooling)."""
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return convolution.adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class Unflatten(Module):
+    """Split dimension ``dim`` into ``unflattened_size`` (the inverse of ``Flatten``)."""
+
+    def __init__(self, dim: int, unflattened_size: Any) -> None:
+        super().__init__()
+        self.dim, self.unflattened_size = dim, unflattened_size
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input.unflatten(self.dim, self.unflattened_size)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

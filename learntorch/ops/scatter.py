@@ -1,0 +1,130 @@
+"""Writing values *to* positions given by an index: ``scatter``, ``scatter_add``, ``index_add``.
+
+They are the mirror images of ``gather`` and ``index_select``: for ``dim=1``,
+``out[i][index[i][j]] = src[i][j]`` (``scatter``) or ``+= src[i][j]`` (``scatter_add``,
+where repeated indices add up).  The classic use is a one-hot matrix::
+
+    torch.zeros(3, 4).scatter_(1, labels.unsqueeze(1), 1.0)
+
+Backward: the gradient of ``src`` is ``grad.gather(dim, index)`` (each source element
+went to one place); the overwritten positions of the input get no gradient from
+``scatter``, all of them keep theirs under ``scatter_add``.  The in-place forms
+(``scatter_`` ...) follow autograd's in-place rules and are attached to ``Tensor``
+at the bottom of this file.  The forward runs in NumPy (CPU).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.function import Function
+from ..tensor import Tensor, _wrap_dim
+from .common import new_result
+
+__all__ = ["scatter", "scatter_add", "index_add"]
+
+
+def _positions(index: np.ndarray, dim: int) -> tuple:
+    """Full coordinates of every entry of ``index``, with ``dim`` replaced by the index value."""
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[dim] = index
+    return tuple(grid)
+
+
+def _check(input: Tensor, dim: int, index: Tensor, name: str) -> None:
+    if index.dtype is not dtypes.int64:
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    if index.dim() != input.dim():
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+
+
+class Scatter(Function):
+    _backward_name = "ScatterBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, src: Any = None, dim: int = 0, index: Any = None, value: Any = None,
+                add: bool = False) -> Tensor:
+        idx = np.asarray(index._data)
+        out = np.array(x._data, copy=True)
+        pos = _positions(idx, dim)
+        values = value if src is None else np.asarray(src._data)[tuple(slice(0, s) for s in idx.shape)]
+        if add:
+            np.add.at(out, pos, values)
+        else:
+            out[pos] = values
+        ctx.dim, ctx.index, ctx.add, ctx.has_src = dim, index, add, src is not None
+        return new_result(out, x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        g_x = grad if ctx.add else scatter(grad, ctx.dim, ctx.index, 0.0)
+        g_src = grad.gather(ctx.dim, ctx.index) if ctx.has_src and ctx.needs_input_grad[1] else None
+        return (g_x, g_src) if ctx.has_src else (g_x,)
+
+
+Scatter_add = type("ScatterAdd", (Scatter,), {"_backward_name": "ScatterAddBackward0"})
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+            reduce: Any = None) -> Tensor:
+    """A copy of ``input`` with ``src`` (a tensor, or a number) written at ``index`` along ``dim``."""
+    if reduce is not None:
+        raise NotImplementedError("learntorch's scatter does not implement reduce=; use scatter_add for sums")
+    _check(input, dim, index, "scatter")
+    dim = _wrap_dim(dim, input.dim())
+    if not isinstance(src, Tensor):
+        value, src = (src if value is None else value), None
+        return Scatter.apply(input, dim=dim, index=index, value=value)
+    if src.dtype is not input.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    return Scatter.apply(input, src, dim=dim, index=index)
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices add up)."""
+    _check(input, dim, index, "scatter_add")
+    if src.dtype is not input.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    return Scatter_add.apply(input, src, dim=_wrap_dim(dim, input.dim()), index=index, add=True)
+
+
+class IndexAdd(Function):
+    _backward_name = "IndexAddBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, source: Tensor, dim: int = 0, index: Any = None, alpha: Any = 1) -> Tensor:
+        out = np.array(x._data, copy=True)
+        moved = np.moveaxis(out, dim, 0)  # a view: adding into it adds into out
+        np.add.at(moved, np.asarray(index._data), np.moveaxis(np.asarray(source._data) * alpha, dim, 0))
+        ctx.dim, ctx.index, ctx.alpha = dim, index, alpha
+        return new_result(out.astype(x._data.dtype, copy=False), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        g_src = grad.index_select(ctx.dim, ctx.index) * ctx.alpha if ctx.needs_input_grad[1] else None
+        return grad, g_src
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    """A copy of ``input`` with slice ``i`` of ``source`` added to slice ``index[i]`` along ``dim``."""
+    if index.dim() > 1:
+        raise IndexError("index_add_(): Index is supposed to be a vector")
+    return IndexAdd.apply(input, source, dim=_wrap_dim(dim, input.dim()), index=index, alpha=alpha)
+
+
+def _inplace_method(fn: Any) -> Any:
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        from .._tensor_methods import _inplace
+        return _inplace(self, lambda t: fn(t, *args, **kwargs))
+    method.__name__ = fn.__name__ + "_"
+    method.__doc__ = f"In-place ``{fn.__name__}``."
+    return method
+
+
+for _fn in (scatter, scatter_add, index_add):
+    if not hasattr(Tensor, _fn.__name__):
+        setattr(Tensor, _fn.__name__, _fn)
+    if not hasattr(Tensor, _fn.__name__ + "_"):
+        setattr(Tensor, _fn.__name__ + "_", _inplace_method(_fn))

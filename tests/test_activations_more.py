@@ -1,0 +1,91 @@
+"""The larger activation family (LeakyReLU, ELU, SELU, CELU, SiLU, Mish, Softplus, Hardtanh, ReLU6,
+LogSigmoid, Hardsigmoid, Hardswish, Softsign, Softmin, Threshold) and the composed losses
+(smooth_l1, huber, kl_div), cosine_similarity and pad, against PyTorch: values, grad_fn names
+(for the fused activations), gradients, in-place forms, module reprs."""
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+from conftest import check_both, grads_both, raises_both
+
+RNG = np.random.default_rng(0)
+X = (RNG.standard_normal((3, 7)) * 4).astype(np.float32)
+X[0, :3] = [0.0, 3.0, -3.0]  # the kinks of hardtanh/hardswish/hardsigmoid/relu6
+Y = RNG.standard_normal((3, 7)).astype(np.float32)
+
+ACTIVATIONS = [("leaky_relu", {}), ("leaky_relu", dict(negative_slope=0.2)), ("elu", dict(alpha=0.7)), ("selu", {}),
+               ("celu", dict(alpha=0.5)), ("silu", {}), ("mish", {}), ("softplus", {}),
+               ("softplus", dict(beta=2.0, threshold=3.0)), ("hardtanh", dict(min_val=-2.0, max_val=0.5)),
+               ("relu6", {}), ("logsigmoid", {}), ("hardsigmoid", {}), ("hardswish", {}), ("softsign", {}),
+               ("threshold", dict(threshold=0.5, value=-2.0)), ("softmin", dict(dim=1))]
+
+
+@pytest.mark.parametrize("name,kw", ACTIVATIONS, ids=[f"{n}{i}" for i, (n, _) in enumerate(ACTIVATIONS)])
+def test_activation(torch_oracle: Any, name: str, kw: dict) -> None:
+    grads_both(lambda T, x: getattr(T.nn.functional, name)(x, **kw), torch_oracle, X)
+
+
+@pytest.mark.parametrize("name", ["leaky_relu", "elu", "selu", "hardtanh", "relu6", "silu", "hardswish"])
+def test_inplace_activation_keeps_autograd_right(torch_oracle: Any, name: str) -> None:
+    """``inplace=True`` on an intermediate result: same values and gradients as PyTorch."""
+    grads_both(lambda T, x: getattr(T.nn.functional, name)(x * 1, inplace=True) * 2, torch_oracle, X,
+               check_grad_fn=False)
+
+
+def test_module_reprs(torch_oracle: Any) -> None:
+    def build(T: Any) -> str:
+        nn = T.nn
+        return repr(nn.Sequential(nn.LeakyReLU(), nn.LeakyReLU(0.2, inplace=True), nn.ELU(alpha=0.5), nn.SELU(),
+                                  nn.CELU(), nn.SiLU(), nn.Mish(), nn.Softplus(beta=2), nn.Hardtanh(-2, 2),
+                                  nn.ReLU6(), nn.LogSigmoid(), nn.Hardsigmoid(), nn.Hardswish(), nn.Softsign(),
+                                  nn.Softmin(dim=1), nn.Threshold(0.1, 20.0)))
+    assert build(__import__("learntorch")) == build(torch_oracle)
+
+
+def test_modules_compute_what_the_functions_do(torch_oracle: Any) -> None:
+    check_both(lambda T: T.nn.Sequential(T.nn.LeakyReLU(0.1), T.nn.ELU(), T.nn.Softplus(), T.nn.ReLU6(),
+                                         T.nn.Softmin(dim=1))(T.tensor(X)), torch_oracle)
+
+
+@pytest.mark.parametrize("name,kw", [("smooth_l1_loss", {}), ("smooth_l1_loss", dict(beta=0.5)),
+                                     ("smooth_l1_loss", dict(reduction="none")), ("huber_loss", dict(delta=2.0)),
+                                     ("huber_loss", dict(reduction="sum"))])
+def test_regression_losses(torch_oracle: Any, name: str, kw: dict) -> None:
+    grads_both(lambda T, x, y: getattr(T.nn.functional, name)(x, y, **kw), torch_oracle, X, Y)
+
+
+@pytest.mark.parametrize("kw", [dict(reduction="batchmean"), dict(reduction="sum"), dict(reduction="none"),
+                                dict(reduction="batchmean", log_target=True)])
+def test_kl_div(torch_oracle: Any, kw: dict) -> None:
+    log_p = np.log(np.exp(X) / np.exp(X).sum(1, keepdims=True)).astype(np.float32)
+    q = (np.exp(Y) / np.exp(Y).sum(1, keepdims=True)).astype(np.float32)
+    target = np.log(q) if kw.get("log_target") else q
+    grads_both(lambda T, a, b: T.nn.functional.kl_div(a, b, **kw), torch_oracle, log_p, target, check_grad_fn=False)
+
+
+def test_kl_div_mean_warns(torch_oracle: Any) -> None:
+    import learntorch as lt
+    for T in (torch_oracle, lt):
+        with pytest.warns(UserWarning, match="batchmean"):
+            T.nn.functional.kl_div(T.zeros(2, 2), T.full((2, 2), 0.5))
+
+
+def test_cosine_similarity_and_pad(torch_oracle: Any) -> None:
+    grads_both(lambda T, a, b: T.nn.functional.cosine_similarity(a, b), torch_oracle, X, Y, check_grad_fn=False)
+    grads_both(lambda T, a, b: T.nn.functional.cosine_similarity(a, b, dim=0), torch_oracle, X, Y,
+               check_grad_fn=False)
+    grads_both(lambda T, a: T.nn.functional.pad(a, (1, 2)), torch_oracle, X, check_grad_fn=False)
+    grads_both(lambda T, a: T.nn.functional.pad(a, (1, 0, -1, 2), value=3.0), torch_oracle, X, check_grad_fn=False)
+    raises_both(lambda T: T.nn.functional.pad(T.ones(2), (1, 2, 3)), torch_oracle, match="divisible by 2")
+
+
+def test_hardtanh_rejects_min_above_max(torch_oracle: Any) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        raises_both(lambda T: T.nn.Hardtanh(2.0, 1.0), torch_oracle, match="must be greater than min_val")
+        raises_both(lambda T: T.nn.functional.hardtanh(T.ones(2), 2.0, 1.0), torch_oracle,
+                    match="min_val cannot be greater than max_val")
