@@ -35,6 +35,7 @@ LAB_START := $(if $(wildcard notebooks/01_tensors.ipynb),/lab/tree/notebooks/01_
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 .PHONY: help setup dot oracle lab test test-pytest test-notebooks test-release test-gpu exercises bench lock clean
+.PHONY: grade
 .PHONY: slides site
 
 help: ## list the commands
@@ -75,6 +76,11 @@ $(STAMP): requirements/lock.txt pyproject.toml
 
 dot: ## make sure Graphviz's `dot` program is installed (apt-get as root, else prints how)
 	@bash scripts/ensure_dot.sh
+
+# Not part of `make test`: without the browser, tests/test_browser.py skips with a reason. CI runs it.
+.PHONY: browser
+browser: ## install Debian's chromium + chromium-driver for the browser test of `make lab` (apt-get as root, else prints how)
+	@bash scripts/ensure_browser.sh
 
 # The differential-test oracle. Never a dependency of learntorch; installing
 # it may fail (no wheel for this platform, no network): then say so loudly
@@ -145,6 +151,14 @@ test-gpu: setup ## on a machine with an NVIDIA GPU: install the cuda extra (CuPy
 
 exercises: setup ## regenerate exercises/ from solutions/
 	$(PY) -m learntorch.grading.release
+
+# Grade a class: SUBMISSIONS=folder of submitted notebooks (layouts: README, "For instructors").
+# GRADES=where feedback/ and the grader's cache go; GRADEBOOK=the CSV (default GRADES/gradebook.csv).
+GRADES ?= grades
+GRADEBOOK ?= $(GRADES)/gradebook.csv
+grade: setup ## grade a class: make grade SUBMISSIONS=dir [GRADEBOOK=grades/gradebook.csv] -> gradebook + feedback
+	@test -n "$(SUBMISSIONS)" || { echo "usage: make grade SUBMISSIONS=folder [GRADEBOOK=file.csv] [GRADES=folder]"; exit 2; }
+	$(PY) -m learntorch.grading "$(SUBMISSIONS)" --out "$(GRADES)" --gradebook "$(GRADEBOOK)"
 
 # Slides and website (scripts/build_site.py). The first run installs reveal.js
 # and MathJax with `npm ci` into web/node_modules (exact versions from
