@@ -130,7 +130,7 @@ def test_collate_tuples_dicts_numbers_numpy():
     assert isinstance(b, list)  # PyTorch gives a list of columns, even for tuple samples
     assert b[0].dtype == lt.int64 and b[0].tolist() == [1, 3]
     assert b[1].dtype == lt.float64 and b[1].tolist() == [2.5, 4.5]
-    assert b[2] == ["a", "b"]
+    assert b[2] == ("a", "b")  # a column of strings stays the tuple zip(*batch) made, as in PyTorch
     d = default_collate([{"x": lt.ones(2), "y": 0}, {"x": lt.zeros(2), "y": 1}])
     assert d["x"].shape == (2, 2) and d["y"].tolist() == [0, 1]
     p = default_collate([Point(1, lt.ones(3)), Point(2, lt.zeros(3))])

@@ -4,11 +4,12 @@ Everything runs in the main process (``num_workers=0``).  Shuffling draws from
 learntorch's PyTorch-exact CPU generator in the same order PyTorch does, so with
 the same ``manual_seed`` a shuffled DataLoader and ``random_split`` give PyTorch's
 own indices."""
-from .dataloader import DataLoader, default_collate, default_convert
-from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
+from .dataloader import DataLoader, default_collate, default_convert, get_worker_info
+from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset, TensorDataset,
+                      random_split)
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
                       WeightedRandomSampler)
 
-__all__ = ["BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "RandomSampler", "Sampler",
+__all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "RandomSampler", "Sampler",
            "SequentialSampler", "Subset", "TensorDataset", "default_collate", "default_convert", "random_split",
-           "SubsetRandomSampler", "WeightedRandomSampler"]
+           "SubsetRandomSampler", "WeightedRandomSampler", "IterableDataset", "StackDataset", "get_worker_info"]

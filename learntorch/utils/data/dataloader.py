@@ -2,12 +2,20 @@
 ``torch/utils/data/_utils/collate.py``), single-process only.
 
 ``num_workers > 0`` raises ``NotImplementedError``: learntorch loads every batch
-in the main process (no worker processes, no ``pin_memory``)."""
+in the main process, so ``get_worker_info()`` is always ``None``.  The options that
+only tune worker processes are checked as PyTorch checks them (``prefetch_factor``
+and ``persistent_workers=True`` need ``num_workers > 0``: a ``ValueError``), and
+``pin_memory=True`` (page-locked host memory for faster copies to a GPU) is accepted
+and changes nothing: learntorch's tensors are ordinary host memory, and with no
+accelerator it gives PyTorch's warning that pinned memory won't be used."""
 from __future__ import annotations
 
 import collections.abc
+import copy
+import math
 import re
-from typing import Any, Callable, Iterator
+import warnings
+from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
@@ -15,7 +23,8 @@ from ... import dtypes
 from ...creation import as_tensor, tensor
 from ...ops.shape import stack
 from ...tensor import Tensor
-from .sampler import BatchSampler, RandomSampler, SequentialSampler, _draw_seed
+from .dataset import IterableDataset
+from .sampler import BatchSampler, RandomSampler, SequentialSampler, _draw_seed, _InfiniteConstantSampler
 
 _NP_STR_OBJ = re.compile(r"[SaUO]")
 _COLLATE_ERR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
@@ -33,14 +42,40 @@ def default_convert(data: Any) -> Any:
     if isinstance(data, (str, bytes)):
         return data
     if isinstance(data, collections.abc.Mapping):
-        return {k: default_convert(v) for k, v in data.items()}
+        return _same_mapping(data, {k: default_convert(v) for k, v in data.items()})
     if isinstance(data, tuple) and hasattr(data, "_fields"):
         return type(data)(*(default_convert(d) for d in data))
     if isinstance(data, tuple):
         return [default_convert(d) for d in data]
     if isinstance(data, collections.abc.Sequence):
-        return [default_convert(d) for d in data]
+        return _same_sequence(data, [default_convert(d) for d in data])
     return data
+
+
+def _same_mapping(like: Any, items: dict) -> Any:
+    """``items`` in a mapping of ``like``'s type (an ``OrderedDict`` stays one), as PyTorch does;
+    a plain ``dict`` when that type cannot be rebuilt."""
+    if isinstance(like, collections.abc.MutableMapping):
+        clone = copy.copy(like)  # keeps extra state, e.g. a defaultdict's default factory
+        clone.update(items)
+        return clone
+    try:
+        return type(like)(items)
+    except TypeError:
+        return items
+
+
+def _same_sequence(like: Any, items: list) -> Any:
+    """``items`` in a sequence of ``like``'s (list-like) type, or a plain list."""
+    try:
+        if isinstance(like, collections.abc.MutableSequence):
+            clone = copy.copy(like)
+            for i, item in enumerate(items):
+                clone[i] = item
+            return clone
+        return type(like)(items)
+    except TypeError:
+        return items
 
 
 def default_collate(batch: list) -> Any:
@@ -50,9 +85,11 @@ def default_collate(batch: list) -> Any:
     * NumPy arrays -> tensors, then stacked; NumPy scalars -> one tensor;
     * Python ``float`` -> a float64 tensor, ``int`` -> int64 (``bool`` -> bool);
     * ``str``/``bytes`` -> left as the list;
-    * dicts -> a dict of collated values; namedtuples -> the same namedtuple type;
+    * dicts -> a dict (of the samples' mapping type) of collated values;
+      namedtuples -> the same namedtuple type;
     * tuples and lists -> a **list** of collated "columns" (PyTorch returns a list
-      even for tuples); every sample must then have the same length."""
+      even for tuples); every sample must then have the same length.  A column of
+      strings stays the tuple ``zip`` made of it, as in PyTorch."""
     elem = batch[0]
     if isinstance(elem, Tensor):
         return stack(batch, 0)
@@ -71,41 +108,79 @@ def default_collate(batch: list) -> Any:
     if isinstance(elem, (str, bytes)):
         return batch
     if isinstance(elem, collections.abc.Mapping):
-        return {key: default_collate([d[key] for d in batch]) for key in elem}
+        return _same_mapping(elem, {key: default_collate([d[key] for d in batch]) for key in elem})
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):
-        return type(elem)(*(default_collate(list(s)) for s in zip(*batch)))
+        return type(elem)(*(default_collate(column) for column in zip(*batch)))
     if isinstance(elem, collections.abc.Sequence):
         it = iter(batch)
         size = len(next(it))
         if not all(len(e) == size for e in it):
             raise RuntimeError("each element in list of batch should be of equal size")
-        return [default_collate(list(s)) for s in zip(*batch)]
+        columns = list(zip(*batch))  # transpose: one tuple per position in the samples
+        if isinstance(elem, tuple):
+            return [default_collate(column) for column in columns]
+        return _same_sequence(elem, [default_collate(column) for column in columns])
     raise TypeError(_COLLATE_ERR.format(type(elem)))
+
+
+def get_worker_info() -> None:
+    """Which worker process this is, inside a ``DataLoader`` worker — ``None`` in the main
+    process, which is where learntorch always loads.  An ``IterableDataset`` whose
+    ``__iter__`` splits its stream between workers by this information therefore sees
+    ``None`` and yields the whole stream, as it does in PyTorch with ``num_workers=0``."""
+    return None
 
 
 class DataLoader:
     """Iterate over ``dataset`` in batches (``torch.utils.data.DataLoader``).
 
-    ``batch_size`` samples are fetched with ``dataset[i]`` and merged by
+    Map-style datasets: ``batch_size`` samples are fetched with ``dataset[i]`` (or one
+    ``dataset.__getitems__(indices)`` call where the dataset has it) and merged by
     ``collate_fn`` (``default_collate`` unless given); ``shuffle=True`` uses a
-    ``RandomSampler`` (with ``generator`` if given); ``drop_last`` drops a last
-    incomplete batch; ``batch_size=None`` turns batching off.  Each new iteration
-    first draws one 64-bit seed from ``generator`` (or the default generator) as
-    PyTorch does for its workers, so the random stream stays in step with PyTorch.
+    ``RandomSampler`` (drawing from ``generator`` if given); ``sampler`` chooses the
+    indices instead, ``batch_sampler`` whole batches of them; ``drop_last`` drops a last
+    incomplete batch; ``batch_size=None`` turns batching off (then each sample goes
+    through ``default_convert``).
 
-    ``num_workers`` must be 0: learntorch loads in the main process."""
+    ``IterableDataset``: the samples are read from ``iter(dataset)`` in order and grouped
+    ``batch_size`` at a time; it has no indices, so ``shuffle=True``, ``sampler`` and
+    ``batch_sampler`` are errors (shuffle the stream inside the dataset instead).
+
+    Each new iteration first draws one 64-bit seed from ``generator`` (or the default
+    generator) as PyTorch does for its workers, so the random stream stays in step with
+    PyTorch.  ``num_workers`` must be 0: learntorch loads in the main process."""
 
     def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool | None = None, sampler: Any = None,
                  batch_sampler: Any = None, num_workers: int = 0, collate_fn: Callable | None = None,
                  pin_memory: bool = False, drop_last: bool = False, timeout: float = 0,
-                 worker_init_fn: Callable | None = None, *, generator: Any = None) -> None:
+                 worker_init_fn: Callable | None = None, multiprocessing_context: Any = None, generator: Any = None,
+                 *, prefetch_factor: Optional[int] = None, persistent_workers: bool = False,
+                 pin_memory_device: str = "", in_order: bool = True) -> None:
         if num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
+        if timeout < 0:
+            raise ValueError("timeout option should be non-negative")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 "
+                             "to enable multiprocessing, otherwise set prefetch_factor to None.")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("persistent_workers option needs num_workers > 0")
         if num_workers > 0:
             raise NotImplementedError(
                 f"num_workers={num_workers}: learntorch loads data in the main process only; use num_workers=0")
-        if timeout < 0:
-            raise ValueError("timeout option should be non-negative")
+        self._iterable = isinstance(dataset, IterableDataset)
+        if self._iterable:
+            if shuffle not in {False, None}:
+                raise ValueError("DataLoader with IterableDataset: expected unspecified shuffle option, but got "
+                                 f"shuffle={shuffle}")
+            if sampler is not None:
+                raise ValueError("DataLoader with IterableDataset: expected unspecified sampler option, but got "
+                                 f"sampler={sampler}")
+            if batch_sampler is not None:
+                raise ValueError("DataLoader with IterableDataset: expected unspecified batch_sampler option, but "
+                                 f"got batch_sampler={batch_sampler}")
+        else:
+            shuffle = bool(shuffle)
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:
@@ -117,7 +192,10 @@ class DataLoader:
         elif batch_size is None and drop_last:
             raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with drop_last")
         if sampler is None:
-            sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+            if self._iterable:
+                sampler = _InfiniteConstantSampler()
+            else:
+                sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
         if batch_size is not None and batch_sampler is None:
             batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.dataset = dataset
@@ -126,9 +204,14 @@ class DataLoader:
         self.sampler = sampler
         self.batch_sampler = batch_sampler
         self.num_workers = num_workers
+        self.prefetch_factor = prefetch_factor
+        self.persistent_workers = persistent_workers
         self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
+        self.multiprocessing_context = multiprocessing_context
+        self.in_order = in_order
         self.generator = generator
         if collate_fn is None:
             collate_fn = default_collate if batch_sampler is not None else default_convert
@@ -143,16 +226,56 @@ class DataLoader:
         return self.batch_sampler if self._auto_collation else self.sampler
 
     def __iter__(self) -> Iterator[Any]:
+        if self.pin_memory:
+            from ... import cuda
+            if not cuda.is_available():
+                warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device "
+                              "pinned memory won't be used.", stacklevel=2)
         indices = iter(self._index_sampler)
         _draw_seed(self.generator)  # PyTorch's per-iterator base seed (unused without workers)
+        if self._iterable:
+            return self._stream_batches(indices, iter(self.dataset))
         return self._batches(indices)
 
     def _batches(self, indices: Iterator[Any]) -> Iterator[Any]:
+        getitems = getattr(self.dataset, "__getitems__", None)
         for index in indices:
             if self._auto_collation:
-                yield self.collate_fn([self.dataset[i] for i in index])
+                samples = getitems(index) if getitems else [self.dataset[i] for i in index]
+                yield self.collate_fn(samples)
             else:
                 yield self.collate_fn(self.dataset[index])
 
+    def _stream_batches(self, indices: Iterator[Any], stream: Iterator[Any]) -> Iterator[Any]:
+        """An ``IterableDataset``: each index (a ``None``, or a batch of them) asks the stream for
+        that many samples; the stream running dry ends the iteration (a last short batch is
+        kept unless ``drop_last``)."""
+        for index in indices:
+            if not self._auto_collation:
+                try:
+                    sample = next(stream)
+                except StopIteration:
+                    return
+                yield self.collate_fn(sample)
+                continue
+            samples = []
+            for _ in index:
+                try:
+                    samples.append(next(stream))
+                except StopIteration:
+                    break
+            if len(samples) == 0 or (self.drop_last and len(samples) < len(index)):
+                return
+            yield self.collate_fn(samples)
+            if len(samples) < len(index):
+                return
+
     def __len__(self) -> int:
+        """The number of batches.  For an ``IterableDataset`` it is computed from ``len(dataset)``
+        (a ``TypeError`` if the dataset has no length): only an estimate, the stream decides."""
+        if self._iterable:
+            length = len(self.dataset)
+            if self.batch_size is not None:
+                length = length // self.batch_size if self.drop_last else math.ceil(length / self.batch_size)
+            return length
         return len(self._index_sampler)

@@ -1,11 +1,18 @@
-"""Map-style datasets and ``random_split`` (``torch/utils/data/dataset.py``)."""
+"""Datasets and ``random_split`` (``torch/utils/data/dataset.py``).
+
+Two kinds, as in PyTorch: *map-style* (``Dataset``: ``dataset[i]`` and ``len``; a sampler
+chooses the indices, so it can be shuffled) and *iterable-style* (``IterableDataset``: a
+stream read with ``iter``, for data that cannot be indexed — lines of a large file, a
+generator; the stream itself decides the order, so ``DataLoader`` cannot shuffle it)."""
 from __future__ import annotations
 
+import abc
 import bisect
+import collections.abc
 import itertools
 import math
 import warnings
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from ...creation import randperm
 from ...random import default_generator
@@ -23,6 +30,77 @@ class Dataset:
 
     def __add__(self, other: "Dataset") -> "ConcatDataset":
         return ConcatDataset([self, other])
+
+
+class IterableDataset(Dataset, collections.abc.Iterable):
+    """An iterable-style dataset: subclasses write ``__iter__`` yielding samples.
+
+    ``DataLoader`` reads it front to back and groups ``batch_size`` samples at a time;
+    there are no indices, so ``shuffle``, ``sampler`` and ``batch_sampler`` are refused.
+    ``__len__`` is optional (``len(loader)`` needs it).  ``a + b`` chains two streams.
+    ``__iter__`` is an abstract method (the class is a ``collections.abc.Iterable``), so
+    a subclass that forgets it cannot even be built — a ``TypeError``, as in PyTorch."""
+
+    @abc.abstractmethod
+    def __iter__(self) -> Iterator[Any]:
+        raise NotImplementedError
+
+    def __add__(self, other: "Dataset") -> "ChainDataset":  # type: ignore[override]
+        return ChainDataset([self, other])
+
+
+class ChainDataset(IterableDataset):
+    """Several iterable datasets read one after another (the stream version of ``ConcatDataset``);
+    the chaining happens lazily, during iteration."""
+
+    def __init__(self, datasets: Iterable[Dataset]) -> None:
+        self.datasets = datasets
+
+    def __iter__(self) -> Iterator[Any]:
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self) -> int:
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)  # type: ignore[arg-type]
+        return total
+
+
+class StackDataset(Dataset):
+    """Several map-style datasets of the same length side by side: sample ``i`` is
+    ``(a[i], b[i], ...)`` for ``StackDataset(a, b)``, or ``{"x": a[i], "y": b[i]}`` for
+    ``StackDataset(x=a, y=b)`` — e.g. images and labels kept in separate datasets."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args:
+            if kwargs:
+                raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like "
+                                 "input/output, but both types are given.")
+            self._length = len(args[0])
+            if any(self._length != len(dataset) for dataset in args):
+                raise ValueError("Size mismatch between datasets")
+            self.datasets: Any = args
+        elif kwargs:
+            tmp = list(kwargs.values())
+            self._length = len(tmp[0])
+            if any(self._length != len(dataset) for dataset in tmp):
+                raise ValueError("Size mismatch between datasets")
+            self.datasets = kwargs
+        else:
+            raise ValueError("At least one dataset should be passed")
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(self.datasets, dict):
+            return {k: dataset[index] for k, dataset in self.datasets.items()}
+        return tuple(dataset[index] for dataset in self.datasets)
+
+    def __len__(self) -> int:
+        return self._length
 
 
 class TensorDataset(Dataset):

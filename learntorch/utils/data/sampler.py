@@ -24,6 +24,15 @@ class Sampler:
         raise NotImplementedError
 
 
+class _InfiniteConstantSampler(Sampler):
+    """The "sampler" of an ``IterableDataset``: ``None`` forever.  It only counts — each
+    ``None`` asks the stream for its next sample, and the stream ends the iteration."""
+
+    def __iter__(self) -> Iterator[None]:
+        while True:
+            yield None
+
+
 class SequentialSampler(Sampler):
     """0, 1, ..., len(data_source) - 1."""
 
