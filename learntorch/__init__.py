@@ -26,6 +26,16 @@ from .dtypes import (bool, double, dtype, float, float16, float32, float64, get_
 from .legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
 from .ops.indexing import gather, index_select, masked_fill, masked_select, nonzero, take_along_dim
 from .ops.linalg import addmm, bmm, dot, matmul, mm, mv, outer
+from .ops.linalg import addbmm, addmv, baddbmm, cdist, dist, inner, kron, tensordot, vdot
+from .ops.linalg_decomp import cholesky, det, slogdet
+from .linalg import inverse, legacy_cross as cross, legacy_svd as svd, logdet, matrix_power, pinverse
+from .ops.pointwise import (bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
+                            bitwise_xor)
+from .ops.shape import atleast_1d, atleast_2d, atleast_3d, dstack, tensor_split
+from .ops.indexing import argwhere
+from .ops.reduction import aminmax
+from .ops.sorting import msort
+from .dtypes import can_cast, result_type
 from .ops.pointwise import (abs, add, ceil, clamp, clone, cos, div, exp, exp2, expm1, floor, floor_divide, isfinite,
                             isinf, isnan, log, log1p, log2, log10, logical_not, maximum, minimum, mul, neg, pow,
                             reciprocal, relu, remainder, round, rsqrt, sigmoid, sign, sin, sqrt, square, sub, tanh,
@@ -43,14 +53,15 @@ from .ops.arrange import (broadcast_tensors, column_stack, cumprod, diag, diagon
 from .ops.pointwise import (acos, arccos, arcsin, arctan, asin, atan, atan2, clamp_max, clamp_min, cosh, fmod, frac,
                             lerp, sinh, tan)
 from .ops.scatter import index_add, scatter, scatter_add
-from .ops.statistics import (kthvalue, median, nan_to_num, nanmean, nansum, quantile, select, std_mean, take,
-                             var_mean)
+from .ops.statistics import (corrcoef, cov, kthvalue, median, nan_to_num, nanmean, nansum, quantile, select,
+                             std_mean, take, var_mean)
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .serialization import load, save
 from .size import Size
 from .tensor import Tensor
 from .type_info import finfo, iinfo
 from . import autograd, cuda, nn, optim, testing, utils  # noqa: E402
+from . import linalg  # noqa: E402
 from . import backends  # noqa: E402
 
 concat = concatenate = cat
@@ -60,6 +71,8 @@ multiply = mul
 subtract = sub
 negative = neg
 swapaxes = transpose
+swapdims = transpose
+ger = outer
 __version__ = "0.1.0"
 
 
@@ -152,3 +165,11 @@ def is_nonzero(input: Tensor) -> _dtypes.builtins.bool:
         raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous" if input.numel()
                            else "Boolean value of Tensor with no values is ambiguous")
     return _dtypes.builtins.bool(input.item())
+
+
+def __getattr__(name: str) -> object:
+    """Say *why* a PyTorch name is missing where the reason is known (``torch.bfloat16``)."""
+    if name == "bfloat16":
+        raise AttributeError("learntorch has no bfloat16: NumPy, its array library on the CPU, has no bfloat16 "
+                             "type. Use torch.float16 (torch.half) or the default torch.float32 instead.")
+    raise AttributeError(f"module 'learntorch' has no attribute '{name}'")

@@ -18,7 +18,7 @@ import numpy as np
 
 from . import dtypes
 from .autograd import grad_mode
-from .ops import indexing, linalg, pointwise, reduction, shape, sorting
+from .ops import indexing, linalg, linalg_decomp, pointwise, reduction, shape, sorting
 from .tensor import Tensor
 
 _CAT = {0: "Bool", 1: "Long", 2: "Float"}
@@ -220,6 +220,12 @@ def _logical(op: str, reflected: bool = False) -> Callable:
     return method
 
 
+def _la() -> Any:
+    """``learntorch.linalg`` (it imports this package's ops, so it is looked up when first used)."""
+    from . import linalg as la
+    return la
+
+
 def _T(self: Tensor) -> Tensor:
     return shape.permute(self, tuple(reversed(range(self.ndim))))
 
@@ -250,6 +256,55 @@ def _isclose(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     if equal_nan:
         close = close | (xp.isnan(a) & xp.isnan(b))
     return new_result(close, self)
+
+
+# PyTorch names the nodes of the in-place forms apart from the out-of-place ones
+_INPLACE_NODE_NAMES = {"UnsqueezeBackward0": "UnsqueezeBackward1", "TransposeBackward0": "TransposeBackward1",
+                       "TBackward0": "TBackward1", "SqueezeBackward0": "SqueezeBackward3",
+                       "SqueezeBackward1": "SqueezeBackward4", "SqueezeBackward2": "SqueezeBackward4"}
+
+
+def _shape_inplace(op: Callable) -> Callable:
+    """``unsqueeze_``, ``squeeze_``, ``t_``, ``transpose_``: change this tensor's *shape* in place.
+
+    No element is written: the tensor simply becomes the view that ``op`` returns (same memory,
+    new shape) and takes that view's history, so autograd sees ``x.unsqueeze_(0)`` as
+    ``x = x.unsqueeze(0)``.  The leaf rule is PyTorch's: a leaf that requires grad refuses."""
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        self._check_inplace()
+        result = op(self, *args, **kwargs)
+        self._data = result._data
+        if result.grad_fn is not None and grad_mode._state.enabled:
+            node = result.grad_fn
+            node._name = _INPLACE_NODE_NAMES.get(node._name, node._name)
+            self._set_history(node, result._output_nr)
+        if self._view_fn is not None:  # a view: replaying it from its base must give the new shape
+            parent = self._view_fn
+            self._view_fn = lambda base: op(parent(base), *args, **kwargs)
+        return self
+    method.__name__ = op.__name__ + "_"
+    return method
+
+
+def _resize_(self: Tensor, *sizes: Any) -> Tensor:
+    """Give the tensor a new shape in place; with more elements than before the new ones are
+    uninitialised in PyTorch (zeros here).  Prefer ``reshape``/``view``; this is a low-level tool."""
+    size = shape._shape_arg(sizes)
+    if self._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    xp = self._backend.xp
+    n = 1
+    for s in size:
+        n *= s
+    if n == self.numel():
+        self._data = xp.reshape(self._data, size)
+    else:
+        flat = xp.zeros((n,), dtype=self._data.dtype)
+        k = min(n, self.numel())
+        flat[:k] = xp.reshape(self._data, (-1,))[:k]
+        self._data = xp.reshape(flat, size)
+    self._version_counter[0] += 1
+    return self
 
 
 _METHODS: dict[str, Any] = {
@@ -283,6 +338,7 @@ _METHODS: dict[str, Any] = {
     "chunk": shape.chunk, "unbind": shape.unbind, "narrow": shape.narrow, "flip": shape.flip,
     "repeat": shape.repeat, "contiguous": shape.contiguous, "movedim": shape.movedim,
     "broadcast_to": shape.broadcast_to, "sum_to_size": shape.sum_to_size,
+    "swapdims": shape.transpose, "tensor_split": shape.tensor_split, "ravel": lambda self: shape.flatten(self),
     "view_as": lambda self, other: shape.view(self, tuple(other.shape)),
     "reshape_as": lambda self, other: shape.reshape(self, tuple(other.shape)),
     "expand_as": lambda self, other: shape.expand(self, tuple(other.shape)),
@@ -292,6 +348,14 @@ _METHODS: dict[str, Any] = {
     "outer": linalg.outer, "sort": sorting.sort, "argsort": sorting.argsort, "topk": sorting.topk,
     "index_select": indexing.index_select, "gather": indexing.gather, "masked_fill": indexing.masked_fill,
     "masked_select": indexing.masked_select, "nonzero": indexing.nonzero,
+    "take_along_dim": indexing.take_along_dim, "argwhere": indexing.argwhere, "msort": sorting.msort,
+    "aminmax": reduction.aminmax, "addmv": linalg.addmv, "baddbmm": linalg.baddbmm, "addbmm": linalg.addbmm,
+    "inner": linalg.inner, "kron": linalg.kron, "dist": linalg.dist, "tensordot": linalg.tensordot,
+    "inverse": linalg_decomp.inv, "det": linalg_decomp.det, "cholesky": linalg_decomp.cholesky,
+    "pinverse": lambda self, rcond=1e-15: _la().pinverse(self, rcond),
+    "logdet": lambda self: _la().logdet(self), "slogdet": linalg_decomp.slogdet,
+    "matrix_power": lambda self, n: _la().matrix_power(self, n),
+    "cross": lambda self, other, dim=None: _la().legacy_cross(self, other, dim),
     # new tensors like this one
     "new_tensor": _new_tensor, "new_zeros": _new_filled(0), "new_ones": _new_filled(1),
     "new_empty": _new_filled(None), "new_full": _new_full,
@@ -304,6 +368,10 @@ _METHODS: dict[str, Any] = {
     "sqrt_": _unary_inplace(pointwise.sqrt), "abs_": _unary_inplace(pointwise.abs),
     "relu_": _unary_inplace(pointwise.relu), "sigmoid_": _unary_inplace(pointwise.sigmoid),
     "tanh_": _unary_inplace(pointwise.tanh), "masked_fill_": _unary_inplace(indexing.masked_fill),
+    "unsqueeze_": _shape_inplace(shape.unsqueeze), "squeeze_": _shape_inplace(shape.squeeze),
+    "t_": _shape_inplace(shape.t), "transpose_": _shape_inplace(shape.transpose),
+    "swapaxes_": _shape_inplace(shape.transpose), "swapdims_": _shape_inplace(shape.transpose),
+    "resize_": _resize_,
     "zero_": _zero_, "fill_": _fill_, "copy_": _copy_, "uniform_": _uniform_, "normal_": _normal_,
     # operators
     "__add__": pointwise.add, "__radd__": pointwise.add, "__iadd__": _binary_inplace(pointwise.add, np.add),

@@ -13,6 +13,7 @@ PyTorch's CPU stream: after ``manual_seed(0)``, ``randn(3)`` gives PyTorch's num
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from typing import Any, Optional, Sequence
 
@@ -60,13 +61,21 @@ def _require_grad(t: Tensor) -> None:
     t.requires_grad_(True)
 
 
+_NOTHING = object()
+
+
 def _infer_dtype(data: Any) -> dtypes.dtype:
     """PyTorch's inference for nested Python data: any float → default float, else int64, else bool."""
     if isinstance(data, np.ndarray):
         return dtypes.from_numpy_dtype(data.dtype)
     if isinstance(data, np.generic):
         return dtypes.from_numpy_dtype(data.dtype)
+    if isinstance(data, str):
+        raise TypeError("new(): invalid data type 'str'")
     flat = list(_flatten(data))
+    odd = next((v for v in flat if not isinstance(v, (numbers.Number, Tensor, np.ndarray, str))), _NOTHING)
+    if odd is not _NOTHING:  # None, an object …: PyTorch names the element's type
+        raise RuntimeError(f"Could not infer dtype of {type(odd).__name__}")
     if any(isinstance(v, Tensor) and v.dtype.is_floating_point for v in flat):
         return dtypes.get_default_dtype()
     if any(isinstance(v, float) for v in flat):
@@ -259,12 +268,16 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
 
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: DeviceLike = None,
              requires_grad: bool = False) -> Tensor:
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
     return _finish(np.linspace(start, end, steps).astype(dt._np), device, requires_grad)
 
 
 def eye(n: int, m: Optional[int] = None, *, dtype: Any = None, device: DeviceLike = None,
         requires_grad: bool = False) -> Tensor:
+    if n < 0 or (m is not None and m < 0):
+        raise RuntimeError(f"{'n' if n < 0 else 'm'} must be greater or equal to 0, got {n if n < 0 else m}")
     dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
     return _finish(np.eye(n, m, dtype=dt._np), device, requires_grad)
 

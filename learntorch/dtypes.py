@@ -161,3 +161,9 @@ def result_type(*operands: Any) -> dtype:
                 out = promote_types(out, d)
             return out
     raise AssertionError("no operands")
+
+
+def can_cast(from_: dtype, to: dtype) -> builtins.bool:
+    """Whether PyTorch allows an in-place/``out=`` cast from ``from_`` to ``to``: never to a lower
+    category (float → int, int → bool), any size within a category."""
+    return from_.category <= to.category

@@ -574,11 +574,17 @@ def initial_seed() -> int:
     return default_generator.initial_seed()
 
 
-def get_rng_state() -> np.ndarray:
-    """The default generator's state (torch's 5056-byte layout, uint8)."""
-    return default_generator.get_state()
+def get_rng_state() -> Any:
+    """The default generator's state as a ``torch.uint8`` tensor of 5056 bytes (torch's layout),
+    as ``torch.get_rng_state()`` returns a ``ByteTensor``; ``set_rng_state`` takes it back."""
+    from .tensor import Tensor
+    from .device import CPU
+    return Tensor._make(default_generator.get_state(), CPU)
 
 
-def set_rng_state(new_state: np.ndarray) -> None:
-    """Restore the default generator from ``get_rng_state()``."""
+def set_rng_state(new_state: Any) -> None:
+    """Restore the default generator from ``get_rng_state()`` (a uint8 tensor, or its NumPy array)."""
+    from .tensor import Tensor
+    if isinstance(new_state, Tensor):
+        new_state = new_state.detach().cpu().numpy()
     default_generator.set_state(new_state)

@@ -364,7 +364,11 @@ class Tensor:
 
     # ------------------------------------------------------------------ conversion
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        """The NumPy array behind a CPU tensor — the same memory, not a copy."""
+        """The NumPy array behind a CPU tensor — the same memory, not a copy.
+
+        As in PyTorch, each call hands out a *new* array object viewing that memory
+        (``x.numpy() is x.numpy()`` is False, ``np.shares_memory`` is True): reshaping
+        the returned array then cannot change the tensor's own shape."""
         if force:
             return to_numpy(self._data).copy() if self._device.type != "cpu" else self._data
         if self._requires_grad:
@@ -373,7 +377,7 @@ class Tensor:
         if self._device.type != "cpu":
             raise TypeError(f"can't convert {self._device} device type tensor to numpy. Use Tensor.cpu() to "
                             "copy the tensor to host memory first.")
-        return self._data
+        return self._data.view() if type(self._data) is np.ndarray else self._data
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         array = self.numpy()
@@ -412,6 +416,8 @@ class Tensor:
                     "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
             prefix = "torch.cuda." if self.is_cuda else "torch."
             return f"{prefix}{kind[self._dtype.name]}Tensor"
+        if isinstance(dtype, str):  # the legacy names: x.type("torch.DoubleTensor")
+            return _to_legacy_type_name(self, dtype)
         return self.to(dtypes.from_any(dtype))
 
     def float(self) -> "Tensor":
@@ -506,6 +512,18 @@ class Tensor:
     def _rewrap(self, plain: "Tensor") -> "Tensor":
         """Subclasses (``nn.Parameter``) turn a plain copy back into their own type."""
         return plain
+
+
+def _to_legacy_type_name(t: Tensor, name: str) -> Tensor:
+    """``"torch.FloatTensor"``, ``"torch.cuda.LongTensor"`` … → that dtype (and device)."""
+    kinds = {"Float": dtypes.float32, "Double": dtypes.float64, "Half": dtypes.float16, "Long": dtypes.int64,
+             "Int": dtypes.int32, "Short": dtypes.int16, "Char": dtypes.int8, "Byte": dtypes.uint8,
+             "Bool": dtypes.bool}
+    parts = name.split(".")
+    kind = parts[-1][:-len("Tensor")] if parts[-1].endswith("Tensor") else None
+    if parts[0] != "torch" or kind not in kinds or len(parts) > 3 or (len(parts) == 3 and parts[1] != "cuda"):
+        raise ValueError(f"invalid type: '{name}'")
+    return t.to("cuda" if len(parts) == 3 else "cpu", kinds[kind])
 
 
 def _count_device_memory(data: Any, dev: device) -> None:

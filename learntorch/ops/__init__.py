@@ -4,7 +4,8 @@
 * ``reduction``  sum, mean, max … over all elements or a ``dim``
 * ``shape``      views and joins: reshape, transpose, squeeze, cat, split …
 * ``indexing``   ``x[i]``, ``x[i] = v``, gather, masked_fill
-* ``linalg``     matmul, mm, bmm, dot
+* ``linalg``     matmul, mm, bmm, dot, and products built on them (tensordot, kron, cdist)
+* ``linalg_decomp`` inv, det, solve, cholesky, eigh, svd, qr, pinv (``learntorch.linalg`` is the namespace)
 * ``sorting``    sort, argsort, topk
 
 Floating-point arithmetic follows IEEE 754 silently, as PyTorch does:

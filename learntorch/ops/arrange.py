@@ -22,7 +22,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
-from .common import new_result
+from .common import new_result, numpy_aliases
 
 __all__ = ["tril", "triu", "diag", "diagonal", "trace", "roll", "tile", "repeat_interleave", "diff", "meshgrid",
            "cumprod", "einsum", "unique", "isin", "erf", "logical_and", "logical_or", "logical_xor"]
@@ -108,6 +108,7 @@ def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
     return input.repeat(*dims)
 
 
+@numpy_aliases
 def repeat_interleave(input: Tensor, repeats: Union[int, Tensor], dim: Optional[int] = None) -> Tensor:
     """Repeat each element ``repeats`` times in place (``[1, 2]`` → ``[1, 1, 2, 2]``)."""
     from .indexing import index_select
@@ -119,6 +120,7 @@ def repeat_interleave(input: Tensor, repeats: Union[int, Tensor], dim: Optional[
     return index_select(input, dim, _const(input, index.astype(np.int64)))
 
 
+@numpy_aliases
 def diff(input: Tensor, n: int = 1, dim: int = -1) -> Tensor:
     """Differences of neighbours along ``dim``, ``n`` times."""
     out = input
@@ -173,6 +175,7 @@ class Cumprod(Function):
         return new_result(np.ascontiguousarray(np.moveaxis(out, -1, ctx.dim)), grad)
 
 
+@numpy_aliases
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """Running product along ``dim`` (integers become int64, as in PyTorch)."""
     if dtype is not None:

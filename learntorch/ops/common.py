@@ -119,3 +119,21 @@ def as_index_tensor(index: Any, like: Tensor) -> Any:
         check_same_device(like, index)
         return index._data
     return like._backend.asarray(index, dtypes.int64)
+
+
+def numpy_aliases(fn: Any) -> Any:
+    """Accept NumPy's keyword names as PyTorch does: ``axis=`` for ``dim=`` and ``keepdims=``
+    for ``keepdim=`` (``x.sum(axis=0)``, ``x.mean(1, keepdims=True)``), so code written with
+    NumPy habits keeps working.  Positional arguments are untouched."""
+    import functools
+
+    @functools.wraps(fn)
+    def accept_numpy_names(*args: Any, **kwargs: Any) -> Any:
+        if "axis" in kwargs:
+            if "dim" in kwargs:
+                raise TypeError(f"{fn.__name__}() got both 'dim' and its alias 'axis'")
+            kwargs["dim"] = kwargs.pop("axis")
+        if "keepdims" in kwargs:
+            kwargs["keepdim"] = kwargs.pop("keepdims")
+        return fn(*args, **kwargs)
+    return accept_numpy_names

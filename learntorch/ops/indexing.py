@@ -567,3 +567,8 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
         return tuple(cols)
     return new_result(xp.stack([c._data for c in cols], axis=1) if cols else
                       xp.zeros((0, input.ndim), dtype=xp.int64), input)
+
+
+def argwhere(input: Tensor) -> Tensor:
+    """The indices of the non-zero elements, one row each (``nonzero(input)``)."""
+    return nonzero(input)

@@ -4,15 +4,22 @@
 dimensions); ``mm`` is for 2-D matrices only and never broadcasts; ``dot`` is
 the inner product of two 1-D tensors.  The backward of ``C = A @ B`` is
 ``dA = dC @ Bᵀ`` and ``dB = Aᵀ @ dC`` (summed over broadcast batch dimensions).
+
+``tensordot``, ``inner``, ``kron``, ``cdist`` and ``dist`` at the end are compositions of these
+products with reshapes and reductions, so their gradients come from those operations.
 """
 from __future__ import annotations
+
+from typing import Any
 
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..tensor import Tensor
 from .common import binary_operands, check_same_device, new_result, sum_to
+from .reduction import VectorNorm
 
-__all__ = ["matmul", "mm", "bmm", "dot", "mv", "outer", "addmm"]
+__all__ = ["matmul", "mm", "bmm", "dot", "mv", "outer", "addmm", "tensordot", "inner", "kron", "vdot", "cdist", "dist",
+           "addmv", "baddbmm", "addbmm"]
 
 
 def _product(a: Tensor, b: Tensor) -> object:
@@ -273,3 +280,111 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
     if beta != 1 or alpha != 1:  # the general form, composed (rare)
         return mm(mat1, mat2) * alpha + input * beta
     return Addmm.apply(input, mat1, mat2)
+
+
+# ----------------------------------------------------------------------------- compositions
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
+    """Sum the products over pairs of dimensions: ``dims=n`` pairs ``a``'s last ``n`` with ``b``'s
+    first ``n``; ``dims=([1, 2], [0, 1])`` names the pairs.  Done as one matrix product: the summed
+    dimensions of ``a`` are moved last and those of ``b`` first, both flattened to matrices."""
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        dims_a, dims_b = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    else:
+        dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
+    if len(dims_a) != len(dims_b):
+        raise RuntimeError("both dimension lists should have same length")
+    dims_a, dims_b = [d % a.ndim for d in dims_a], [d % b.ndim for d in dims_b]
+    for da, db in zip(dims_a, dims_b):
+        if a.shape[da] != b.shape[db]:
+            raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[da]} in dim "
+                               f"{da} and second has size {b.shape[db]} in dim {db}")
+    free_a = [d for d in range(a.ndim) if d not in dims_a]
+    free_b = [d for d in range(b.ndim) if d not in dims_b]
+    k = 1
+    for d in dims_a:
+        k *= a.shape[d]
+    am = a.permute(*free_a, *dims_a).reshape(-1, k)
+    bm = b.permute(*dims_b, *free_b).reshape(k, -1)
+    return mm(am, bm).reshape(*[a.shape[d] for d in free_a], *[b.shape[d] for d in free_b])
+
+
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    """Sum of products over the last dimension of both (a scalar operand just multiplies)."""
+    if input.ndim == 0 or other.ndim == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                           f"{list(input.shape)} and {list(other.shape)}")
+    return tensordot(input, other, ([-1], [-1]))
+
+
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    """``dot`` (for real numbers there is no conjugate to take)."""
+    return dot(input, other)
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: every element of ``input`` times a whole copy of ``other``.
+    The two are given the same number of dimensions, interleaved as ``(a0, b0, a1, b1, …)``
+    by broadcasting, and each pair flattened into one dimension of size ``a_i · b_i``."""
+    n = max(input.ndim, other.ndim)
+    a = input.reshape((1,) * (n - input.ndim) + tuple(input.shape))
+    b = other.reshape((1,) * (n - other.ndim) + tuple(other.shape))
+    a_shape = [s for d in a.shape for s in (d, 1)]
+    b_shape = [s for d in b.shape for s in (1, d)]
+    out = a.reshape(a_shape) * b.reshape(b_shape)
+    return out.reshape([x * y for x, y in zip(a.shape, b.shape)])
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") \
+        -> Tensor:
+    """The ``p``-norm distance between each row of ``x1`` and each row of ``x2`` (batched).
+    Computed directly as ``‖x1ᵢ - x2ⱼ‖_p``; PyTorch may use the faster but slightly less
+    exact ``‖a‖² + ‖b‖² - 2a·b`` for large Euclidean inputs, so the last digits can differ."""
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
+                           f"{x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    return _Cdist.apply(diff, float(p), -1, False)
+
+
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    """``‖input - other‖_p`` over all elements (after broadcasting)."""
+    return _Dist.apply(input - other, float(p), None, False)
+
+
+class _Dist(VectorNorm):
+    """The norm of a difference, under PyTorch's name for it."""
+    _backward_name = "DistBackward0"
+
+
+class _Cdist(VectorNorm):
+    _backward_name = "CdistBackward0"
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+    """``beta * input + alpha * (mat @ vec)``."""
+    return _scaled_sum(input, mv(mat, vec), beta, alpha)
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+    """``beta * input + alpha * (batch1 @ batch2)``, one product per batch element."""
+    return _scaled_sum(input, bmm(batch1, batch2), beta, alpha)
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+    """``beta * input + alpha * Σ_b batch1[b] @ batch2[b]`` (the batch products summed)."""
+    return _scaled_sum(input, bmm(batch1, batch2).sum(0), beta, alpha)
+
+
+def _scaled_sum(input: Tensor, product: Tensor, beta: float, alpha: float) -> Tensor:
+    product = product if alpha == 1 else product * alpha
+    if beta == 0:  # PyTorch ignores input then, even NaN or inf in it
+        return product
+    return (input if beta == 1 else input * beta) + product

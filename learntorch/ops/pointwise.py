@@ -356,6 +356,9 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     if not isinstance(condition, Tensor) or condition._dtype is not dtypes.bool:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{getattr(condition, 'dtype', type(condition).__name__)}")
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):  # where(c, 1., 0.): two numbers
+        from ..creation import tensor
+        input = tensor(input, device=condition.device)
     return Where.apply(input, other, condition=condition)
 
 
@@ -791,3 +794,42 @@ for _fn in (atan2, lerp, frac, fmod, clamp_min, clamp_max):
         setattr(Tensor, _fn.__name__, _fn)
 if not hasattr(Tensor, "where"):  # x.where(condition, y): x where condition holds, else y
     Tensor.where = lambda self, condition, other: where(condition, self, other)
+
+
+# ---------------------------------------------------------------------------- bitwise operations by name
+def bitwise_and(input: Tensor, other: Any) -> Tensor:
+    """``input & other`` on bool or integer tensors (bit by bit for integers)."""
+    return logical("and", input, other)
+
+
+def bitwise_or(input: Tensor, other: Any) -> Tensor:
+    return logical("or", input, other)
+
+
+def bitwise_xor(input: Tensor, other: Any) -> Tensor:
+    return logical("xor", input, other)
+
+
+def _shift(name: str, input: Tensor, other: Any) -> Tensor:
+    xa, xb, dt = binary_operands(input, other)
+    if dt.is_floating_point or dt is dtypes.bool:
+        kind = {"float64": "Double", "float16": "Half", "bool": "Bool"}.get(dt.name, "Float")
+        raise NotImplementedError(f'"{name}_cpu" not implemented for \'{kind}\'')
+    return _nondiff(input, getattr(input._backend.xp, name)(xa, xb))
+
+
+def bitwise_left_shift(input: Tensor, other: Any) -> Tensor:
+    """``input << other``: multiply integers by 2**other."""
+    return _shift("bitwise_left_shift", input, other)
+
+
+def bitwise_right_shift(input: Tensor, other: Any) -> Tensor:
+    """``input >> other``: integer division by 2**other, rounding down."""
+    return _shift("bitwise_right_shift", input, other)
+
+
+__all__ += ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"]
+for _fn in (bitwise_not, bitwise_and, bitwise_or, bitwise_xor, bitwise_left_shift, bitwise_right_shift):
+    if not hasattr(Tensor, _fn.__name__):
+        setattr(Tensor, _fn.__name__, _fn)
+Tensor.__lshift__, Tensor.__rshift__ = bitwise_left_shift, bitwise_right_shift

@@ -17,7 +17,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.function import Function, FunctionCtx
 from ..tensor import Tensor
-from .common import new_result, wrap_dims
+from .common import new_result, numpy_aliases, wrap_dims
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "prod", "var", "std",
            "logsumexp", "norm", "all", "any", "cumsum", "count_nonzero"]
@@ -109,6 +109,7 @@ class MeanAll(Mean):
     _backward_name = "MeanBackward0"
 
 
+@numpy_aliases
 def sum(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
     """Sum of all elements, or along ``dim`` (an int or a tuple of ints)."""
     if dim is None or dim == ():
@@ -116,6 +117,7 @@ def sum(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = N
     return Sum.apply(input, dim, keepdim, dtype)
 
 
+@numpy_aliases
 def mean(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Average over all elements, or along ``dim``; floating-point tensors only, as in PyTorch."""
     if dim is None or dim == ():
@@ -192,6 +194,7 @@ class MinDim(_ExtremeDim):
     _backward_name = "MinBackward0"
 
 
+@numpy_aliases
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
     """The largest value; with ``dim``, ``(values, indices)`` along it; with a
     tensor, the element-wise maximum."""
@@ -203,6 +206,7 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: 
     return max_result(*MaxDim.apply(input, dim, keepdim, True))
 
 
+@numpy_aliases
 def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
     if isinstance(dim, Tensor):
         from .pointwise import minimum
@@ -242,19 +246,43 @@ def _drop(shape: tuple, axes: Optional[tuple]) -> tuple:
     return () if axes is None else tuple(s for i, s in enumerate(shape) if i not in axes)
 
 
+@numpy_aliases
 def amax(input: Tensor, dim: Dim = (), keepdim: bool = False) -> Tensor:
+    _check_not_empty("amax", input, dim)
     return Amax.apply(input, dim, keepdim, True)
 
 
+@numpy_aliases
 def amin(input: Tensor, dim: Dim = (), keepdim: bool = False) -> Tensor:
+    _check_not_empty("amin", input, dim)
     return Amin.apply(input, dim, keepdim, False)
 
 
+def _check_not_empty(name: str, input: Tensor, dim: Dim) -> None:
+    """The maximum of no numbers is undefined: PyTorch asks for a ``dim`` (then only a reduced
+    dimension of size 0 is an error, caught by the array library)."""
+    if input.numel() == 0 and (dim is None or dim == ()):
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+
+
+aminmax_result = namedtuple("aminmax", ("min", "max"))
+aminmax_result.__module__ = "torch.return_types"
+
+
+def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: bool = False) -> Any:
+    """``(min, max)`` in one call (over all elements, or along ``dim``)."""
+    return aminmax_result(amin(input, () if dim is None else dim, keepdim),
+                          amax(input, () if dim is None else dim, keepdim))
+
+
+@numpy_aliases
 def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
     """Index of the largest value (of the flattened tensor when ``dim`` is None)."""
     return _arg_extreme(input, dim, keepdim, largest=True)
 
 
+@numpy_aliases
 def argmin(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
     return _arg_extreme(input, dim, keepdim, largest=False)
 
@@ -322,13 +350,27 @@ class ProdDim(Prod):
     _backward_name = "ProdBackward1"
 
 
+@numpy_aliases
 def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        input = input.to(dtype)
     return Prod.apply(input, dim, keepdim) if dim is None else ProdDim.apply(input, dim, keepdim)
 
 
+_TYPE_NAME = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _check_floating_for_var(input: Tensor) -> None:
+    """A variance of integers would have to be a float: PyTorch asks for a float tensor instead."""
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+
+
+@numpy_aliases
 def var(input: Tensor, dim: Dim = None, unbiased: Optional[bool] = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
     """Variance; ``correction=1`` (Bessel's, the default) divides by N-1."""
+    _check_floating_for_var(input)
     if isinstance(dim, bool):  # var(x, False): the old positional ``unbiased``
         dim, unbiased = None, dim
     if correction is None:
@@ -389,8 +431,10 @@ def _count(shape: tuple, axes: tuple) -> int:
     return n
 
 
+@numpy_aliases
 def std(input: Tensor, dim: Dim = None, unbiased: Optional[bool] = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
+    _check_floating_for_var(input)
     if isinstance(dim, bool):
         dim, unbiased = None, dim
     if correction is None:
@@ -398,6 +442,7 @@ def std(input: Tensor, dim: Dim = None, unbiased: Optional[bool] = None, keepdim
     return Std.apply(input, dim, correction, keepdim)
 
 
+@numpy_aliases
 def logsumexp(input: Tensor, dim: Dim, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(x)))`` computed stably: shift by the maximum first."""
     return Logsumexp.apply(input, dim, keepdim)
@@ -433,14 +478,21 @@ class Logsumexp(Function):
 
 def norm(input: Tensor, p: Any = "fro", dim: Dim = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     """The p-norm (2 by default) over all elements or ``dim``."""
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{_TYPE_NAME.get(input.dtype.name, input.dtype.name)}")
+    if p == "nuc" or (p == "fro" and isinstance(dim, (tuple, list)) and len(dim) == 2):
+        from ..linalg import matrix_norm  # the matrix norms (nuclear: the sum of singular values)
+        return matrix_norm(input, p, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
     if p == "fro" or p is None:
         p = 2
-    return VectorNorm.apply(input, float(p), dim, keepdim)
+    return VectorNorm.apply(input if dtype is None else input.to(dtype), float(p), dim, keepdim)
 
 
 class VectorNorm(Function):
     """‖x‖_p over ``dim``.  Backward: x·|x|^(p-2) / ‖x‖^(p-1) (x/‖x‖ for p=2, sign(x) for p=1,
-    the tied maxima of |x| for p=∞), and 0 where the norm is 0, as in PyTorch."""
+    the tied maxima (minima) of |x| for p=∞ (-∞), none for p=0, the count of non-zeros),
+    and 0 where the norm is 0, as in PyTorch."""
     _backward_name = "LinalgVectorNormBackward0"
 
     @staticmethod
@@ -450,6 +502,10 @@ class VectorNorm(Function):
         a = xp.abs(x._data)
         if p == float("inf"):
             out = xp.max(a, axis=axes, keepdims=keepdim)
+        elif p == float("-inf"):
+            out = xp.min(a, axis=axes, keepdims=keepdim)
+        elif p == 0:
+            out = xp.sum(xp.astype(a != 0, a.dtype), axis=axes, keepdims=keepdim)
         elif p == 2:
             out = xp.sqrt(xp.sum(a * a, axis=axes, keepdims=keepdim))
         elif p == 1:
@@ -469,7 +525,9 @@ class VectorNorm(Function):
         norm = _expand_back(out, shape, axes, keepdim)
         if p == 1:
             return g * x.sign(), None, None, None
-        if p == float("inf"):
+        if p == 0:
+            return x * 0, None, None, None
+        if p in (float("inf"), float("-inf")):
             mask = (x.abs() == norm).to(grad.dtype)
             return g * x.sign() * mask / mask.sum(axes, keepdim=True), None, None, None
         scale = x if p == 2 else x * x.abs() ** (p - 2)
@@ -477,18 +535,21 @@ class VectorNorm(Function):
         return (g * scale / denom).masked_fill(norm == 0, 0.0), None, None, None
 
 
+@numpy_aliases
 def all(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     xp = input._backend.xp
     axes = wrap_dims(dim, input.ndim)
     return new_result(xp.all(xp.astype(input._data, xp.bool), axis=axes, keepdims=keepdim), input)
 
 
+@numpy_aliases
 def any(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     xp = input._backend.xp
     axes = wrap_dims(dim, input.ndim)
     return new_result(xp.any(xp.astype(input._data, xp.bool), axis=axes, keepdims=keepdim), input)
 
 
+@numpy_aliases
 def count_nonzero(input: Tensor, dim: Optional[int] = None) -> Tensor:
     return sum(input != 0, dim)
 
@@ -509,5 +570,6 @@ class Cumsum(Function):
         return grad.flip(ctx.axis).cumsum(ctx.axis).flip(ctx.axis), None
 
 
+@numpy_aliases
 def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    return Cumsum.apply(input, dim)
+    return Cumsum.apply(input if dtype is None else input.to(dtype), dim)

@@ -14,7 +14,7 @@ from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
-from .common import check_same_device, new_result, sum_to, wrap_dims
+from .common import check_same_device, new_result, numpy_aliases, sum_to, wrap_dims
 
 __all__ = ["reshape", "view", "flatten", "transpose", "t", "permute", "squeeze", "unsqueeze", "expand",
            "cat", "stack", "split", "chunk", "unbind", "narrow", "flip", "repeat", "contiguous", "sum_to",
@@ -193,6 +193,7 @@ class SqueezeDims(Squeeze):
     _backward_name = "SqueezeBackward2"
 
 
+@numpy_aliases
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     """Remove dimensions of size 1 (all, or the given ``dim``).  A dim whose size is
     not 1 is left alone — no error.  (The notes call this "add a dimension": it removes one.)"""
@@ -218,6 +219,7 @@ class Unsqueeze(Function):
         return grad.squeeze(ctx.dim), None
 
 
+@numpy_aliases
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """Insert a dimension of size 1 at ``dim`` (which may be ``input.dim()``: the end)."""
     return Unsqueeze.apply(input, _wrap_dim(dim, input.ndim + 1))
@@ -298,6 +300,7 @@ class Cat(Function):
         return tuple(p if p._dtype is d else p.to(d) for p, d in zip(pieces, ctx.dtypes))
 
 
+@numpy_aliases
 def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
     """Join tensors along an existing dimension (``dim=1``: side by side, column-wise)."""
     tensors = list(tensors)
@@ -344,6 +347,7 @@ class Stack(Function):
         return tuple(p if p._dtype is d else p.to(d) for p, d in zip(pieces, ctx.dtypes))
 
 
+@numpy_aliases
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join equal-shaped tensors along a *new* dimension."""
     tensors = list(tensors)
@@ -412,12 +416,37 @@ def builtin_sum(values: Sequence[int]) -> int:
     return total
 
 
+@numpy_aliases
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     n = input.shape[_wrap_dim(dim, input.ndim)]
     step = -(-n // chunks) if n else 1
     return split(input, step, dim)
+
+
+def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
+    """Split into ``n`` nearly equal parts (the first ``size % n`` one element longer), or at the
+    given indices: ``tensor_split(x, [1, 3])`` is ``x[:1], x[1:3], x[3:]``.  Unlike ``split``
+    (sizes) and ``chunk`` (at most ``n`` parts), it always returns exactly ``n`` parts."""
+    d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        indices_or_sections = indices_or_sections.tolist()
+    if isinstance(indices_or_sections, int):
+        parts = indices_or_sections
+        if parts <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {parts}")
+        small, extra = divmod(n, parts)
+        bounds, start = [], 0
+        for i in range(parts):
+            stop = start + small + (1 if i < extra else 0)
+            bounds.append((start, stop))
+            start = stop
+    else:
+        cuts = [0] + [max(0, min(int(i) if i >= 0 else n + int(i), n)) for i in indices_or_sections] + [n]
+        bounds = [(a, max(a, b)) for a, b in zip(cuts[:-1], cuts[1:])]
+    return tuple(narrow(input, d, a, b - a) for a, b in bounds)
 
 
 class Unbind(Function):
@@ -433,6 +462,7 @@ class Unbind(Function):
         return stack(list(grads), ctx.dim), None
 
 
+@numpy_aliases
 def unbind(input: Tensor, dim: int = 0) -> tuple:
     """The slices along ``dim`` as a tuple of views (iterating over a tensor uses this)."""
     return Unbind.apply(input, _wrap_dim(dim, input.ndim))
@@ -440,8 +470,14 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     d = _wrap_dim(dim, input.ndim)
+    size = input.shape[d]
+    start = int(start)  # (a 0-dim tensor is accepted too)
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     if start < 0:
-        start += input.shape[d]
+        start += size
+    if length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     key = (slice(None),) * d + (slice(start, start + length),)
     return input[key]
 
@@ -511,3 +547,37 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
             from ..tensor import _count_device_memory
             _count_device_memory(out._data, out._device)
     return out
+
+
+def _atleast(n: int, tensors: tuple) -> Any:
+    """Add size-1 dimensions until each tensor has ``n``: a number becomes ``[[x]]``, a vector ``[v]``
+    (a row), and for 3-D a matrix ``M`` becomes ``M[:, :, None]`` (NumPy's rule)."""
+    def grow(t: Tensor) -> Tensor:
+        if t.ndim >= n:
+            return t
+        if t.ndim == 0:
+            return reshape(t, (1,) * n)
+        if t.ndim == 1:
+            t = unsqueeze(t, 0)
+        return unsqueeze(t, -1) if n == 3 and t.ndim == 2 else t
+    single = len(tensors) == 1 and isinstance(tensors[0], Tensor)
+    items = tensors if not (len(tensors) == 1 and not single) else tuple(tensors[0])
+    out = tuple(grow(t) for t in items)
+    return out[0] if single else out
+
+
+def atleast_1d(*tensors: Any) -> Any:
+    return _atleast(1, tensors)
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    return _atleast(2, tensors)
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    return _atleast(3, tensors)
+
+
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join along the third dimension (depth), after making every tensor at least 3-D."""
+    return cat(list(atleast_3d(*tensors)) if len(tensors) > 1 else [atleast_3d(tensors[0])], 2)

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
-from .common import new_result
+from .common import new_result, numpy_aliases
 from .indexing import scatter_into_zeros
 from .reduction import sort_result, topk_result
 
@@ -44,12 +44,14 @@ class Sort(Function):
         return scatter_into_zeros(grad, ctx.shape, ctx.dim, indices), None, None
 
 
+@numpy_aliases
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
     """``(values, indices)``: sorted values along ``dim`` and their original positions."""
     d = _wrap_dim(dim, input.ndim) if input.ndim else 0
     return sort_result(*Sort.apply(input, d, descending))
 
 
+@numpy_aliases
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """Only the indices of ``sort`` (its second result)."""
     return sort(input, dim, descending).indices
@@ -77,9 +79,15 @@ class TopK(Function):
         return scatter_into_zeros(grad, ctx.shape, ctx.dim, indices), None, None, None
 
 
+@numpy_aliases
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
     d = _wrap_dim(dim, input.ndim) if input.ndim else 0
     n = input.shape[d] if input.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
     return topk_result(*TopK.apply(input, k, d, largest))
+
+
+def msort(input: Tensor) -> Tensor:
+    """The values sorted along the first dimension (``sort(input, 0).values``)."""
+    return sort(input, 0).values

@@ -1,6 +1,6 @@
 """Order statistics and NaN-aware reductions: ``median``, ``quantile``, ``kthvalue``,
 ``nansum``, ``nanmean``, ``nan_to_num``, ``std_mean``, ``var_mean``; plus small element
-pickers ``take`` and ``select``.
+pickers ``take`` and ``select``; the covariance ``cov`` and correlation ``corrcoef`` matrices.
 
 All are compositions of differentiable pieces: a median is "sort, then pick the middle
 element" (the gradient flows back through ``sort`` to the element that was picked),
@@ -11,11 +11,12 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..tensor import Tensor, _wrap_dim
+from .common import numpy_aliases
 from . import pointwise
 from .reduction import _return_type
 
 __all__ = ["median", "kthvalue", "quantile", "nansum", "nanmean", "nan_to_num", "std_mean", "var_mean", "take",
-           "select"]
+           "select", "cov", "corrcoef"]
 
 median_result, kthvalue_result = _return_type("median"), _return_type("kthvalue")
 
@@ -27,6 +28,7 @@ def _kth_smallest(input: Tensor, k: int, dim: int, keepdim: bool) -> tuple[Tenso
     return (v, i) if keepdim else (v.squeeze(dim), i.squeeze(dim))
 
 
+@numpy_aliases
 def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Any:
     """The middle value; for an even count the *lower* of the two middle values (PyTorch's rule,
     unlike NumPy's average).  With ``dim``: ``(values, indices)``."""
@@ -37,6 +39,7 @@ def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> A
     return median_result(*_kth_smallest(input, (input.shape[dim] + 1) // 2, dim, keepdim))
 
 
+@numpy_aliases
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     """The ``k``-th smallest value along ``dim`` and its index."""
     dim = _wrap_dim(dim, max(input.dim(), 1))
@@ -45,6 +48,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     return kthvalue_result(*_kth_smallest(input, k, dim, keepdim))
 
 
+@numpy_aliases
 def quantile(input: Tensor, q: Any, dim: Optional[int] = None, keepdim: bool = False, *,
              interpolation: str = "linear") -> Tensor:
     """The ``q``-quantile(s) (``q`` in [0, 1]), interpolating linearly between neighbours."""
@@ -73,12 +77,14 @@ def quantile(input: Tensor, q: Any, dim: Optional[int] = None, keepdim: bool = F
     return stack(out, 0)
 
 
+@numpy_aliases
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The sum, treating NaN as 0."""
     clean = pointwise.where(input.isnan(), 0.0, input)
     return clean.sum(dtype=dtype) if dim is None else clean.sum(dim, keepdim=keepdim, dtype=dtype)
 
 
+@numpy_aliases
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The mean of the non-NaN values."""
     count = (~input.isnan()).sum() if dim is None else (~input.isnan()).sum(dim, keepdim=keepdim)
@@ -99,6 +105,7 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: Optional[float] = None,
     return pointwise.where(out == float("-inf"), neginf, out)
 
 
+@numpy_aliases
 def std_mean(input: Tensor, dim: Any = None, *, correction: Any = 1, keepdim: bool = False) -> tuple:
     """``(std, mean)`` in one call."""
     if dim is None:
@@ -106,6 +113,7 @@ def std_mean(input: Tensor, dim: Any = None, *, correction: Any = 1, keepdim: bo
     return input.std(dim, correction=correction, keepdim=keepdim), input.mean(dim, keepdim=keepdim)
 
 
+@numpy_aliases
 def var_mean(input: Tensor, dim: Any = None, *, correction: Any = 1, keepdim: bool = False) -> tuple:
     """``(var, mean)`` in one call."""
     if dim is None:
@@ -126,6 +134,33 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
                          f"dimension {dim}")
     return input.narrow(dim, index % size, 1).squeeze(dim)
+
+
+def cov(input: Tensor, *, correction: int = 1, fweights: Any = None, aweights: Any = None) -> Tensor:
+    """The covariance matrix of the variables in the *rows* of ``input`` (observations in the
+    columns, NumPy's convention): ``(X - mean) (X - mean)ᵀ / (N - correction)``."""
+    if input.ndim > 2:
+        raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                         f"{input.ndim} dimensions")
+    if fweights is not None or aweights is not None:
+        raise NotImplementedError("learntorch's cov() has no fweights/aweights; weight the observations "
+                                  "yourself (repeat columns, or compute the weighted mean and products)")
+    x = input.reshape(1, -1) if input.ndim < 2 else input
+    if not x.dtype.is_floating_point:
+        x = x.float()
+    centred = x - x.mean(1, keepdim=True)
+    out = (centred @ centred.t()) / max(x.shape[1] - correction, 0)
+    return out.squeeze() if input.ndim < 2 else out
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson correlation coefficients of the rows: ``cov`` scaled by the standard deviations,
+    clipped to [-1, 1] against rounding."""
+    c = cov(input)
+    if c.ndim == 0:
+        return c / c
+    d = c.diagonal().sqrt()
+    return (c / d.unsqueeze(1) / d.unsqueeze(0)).clamp(-1, 1)
 
 
 for _name in __all__:

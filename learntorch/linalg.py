@@ -1,0 +1,215 @@
+"""``torch.linalg``: norms, inverses, determinants, solving and decompositions.
+
+``import learntorch as torch`` makes this ``torch.linalg``: ``torch.linalg.inv(A)``,
+``torch.linalg.norm(x)``, ``torch.linalg.solve(A, b)``.  The decompositions live in
+``ops/linalg_decomp.py`` (one ``Function`` each, with its backward); this module adds
+the norms, which are compositions of reductions, and a few small conveniences.
+
+Each function works on the last two dimensions (matrices) or on ``dim`` (vectors)
+and treats leading dimensions as a batch.  Errors follow PyTorch: a non-square
+matrix or an integer tensor is a ``RuntimeError``; a singular matrix, or one that is
+not positive-definite for ``cholesky``, is a ``torch.linalg.LinAlgError`` (a
+``RuntimeError`` too).
+
+The older top-level spellings (``torch.inverse``, ``torch.det``, ``torch.svd`` with
+``V`` rather than ``Vh``, ``torch.pinverse``, ``torch.cross`` …) are at the end.
+"""
+from __future__ import annotations
+
+import functools
+import warnings
+from typing import Any, Optional, Sequence, Union
+
+from .ops import reduction
+from .ops.arrange import diagonal as _diagonal
+from .ops.linalg import matmul
+from .ops.linalg_decomp import (LinAlgError, cholesky, cross, det, eigh, inv, matrix_rank, pinv, qr, slogdet,
+                                solve, svd, svdvals)
+from .tensor import Tensor
+
+__all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "inv", "det", "slogdet", "solve", "svd", "svdvals",
+           "qr", "eigh", "eigvalsh", "cholesky", "pinv", "matrix_rank", "cross", "matmul", "vecdot",
+           "matrix_power", "multi_dot", "diagonal", "lstsq"]
+
+Ord = Union[int, float, str, None]
+_INF = float("inf")
+
+
+def vector_norm(x: Tensor, ord: Union[int, float] = 2, dim: Any = None, keepdim: bool = False, *,
+                dtype: Any = None) -> Tensor:
+    """``(Σ |xᵢ|^ord)^(1/ord)`` over ``dim`` (all elements by default); ``ord=inf`` is ``max|xᵢ|``,
+    ``-inf`` is ``min|xᵢ|``, ``0`` counts the non-zeros.  A matrix is treated as a flat vector."""
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{x.dtype.name.capitalize()}")
+    if isinstance(ord, str):
+        raise TypeError("linalg_vector_norm(): argument 'ord' must be Number, not str")
+    if dtype is not None:
+        x = x.to(dtype)
+    return reduction.VectorNorm.apply(x, float(ord), dim, keepdim)
+
+
+def matrix_norm(A: Tensor, ord: Ord = "fro", dim: Sequence[int] = (-2, -1), keepdim: bool = False, *,
+                dtype: Any = None) -> Tensor:
+    """A norm of each matrix: ``'fro'`` (√Σa²), ``'nuc'`` (Σσ), ``2``/``-2`` (largest/smallest σ),
+    ``1``/``-1`` (max/min column sum of |a|), ``inf``/``-inf`` (max/min row sum of |a|)."""
+    if A.ndim < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    if dtype is not None:
+        A = A.to(dtype)
+    d0, d1 = (d % A.ndim for d in dim)
+    if ord == "fro":
+        return vector_norm(A, 2, (d0, d1), keepdim)
+    # the rest are easiest with the two matrix dimensions last
+    M = A.movedim((d0, d1), (-2, -1))
+    if ord == "nuc":
+        out = svdvals(M).sum(-1)
+    elif ord in (2, -2):
+        s = svdvals(M)
+        out = s.amax(-1) if ord == 2 else s.amin(-1)
+    elif ord in (1, -1, _INF, -_INF):
+        sums = M.abs().sum(-2 if ord in (1, -1) else -1)  # column sums for 1, row sums for inf
+        out = sums.amax(-1) if ord > 0 else sums.amin(-1)
+    else:
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if keepdim:
+        for d in sorted((d0, d1)):
+            out = out.unsqueeze(d)
+    return out
+
+
+def norm(A: Tensor, ord: Ord = None, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """``vector_norm`` or ``matrix_norm``, chosen as PyTorch does: with ``ord=None`` the 2-norm of
+    all elements; otherwise a matrix norm for a 2-D input (or a 2-tuple ``dim``), else a vector norm."""
+    if isinstance(dim, int):
+        dim = (dim,)
+    if ord is None:
+        return vector_norm(A, 2, dim, keepdim, dtype=dtype)
+    if dim is None:
+        if A.ndim not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                               f"Got {A.ndim}D.")
+        dim = tuple(range(A.ndim))
+    if len(dim) == 2:
+        return matrix_norm(A, ord, dim, keepdim, dtype=dtype)
+    if isinstance(ord, str):
+        raise RuntimeError(f"linalg.vector_norm: ord must be a number, got '{ord}' (a matrix norm needs "
+                           "two dimensions)")
+    return vector_norm(A, ord, dim, keepdim, dtype=dtype)
+
+
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
+    """The eigenvalues of a symmetric matrix, ascending."""
+    return eigh(A, UPLO).eigenvalues
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """The dot product along ``dim``, broadcasting the other dimensions."""
+    return (x * y).sum(dim)
+
+
+def matrix_power(A: Tensor, n: int) -> Tensor:
+    """``A`` multiplied by itself ``n`` times (``n=0``: the identity; ``n<0``: powers of ``A⁻¹``)."""
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2] if A.ndim >= 2 else 1} by {A.shape[-1]} matrices")
+    if n == 0:
+        from .creation import eye
+        return eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(tuple(A.shape)).clone()
+    if n < 0:
+        A, n = inv(A), -n
+    # square-and-multiply: A⁹ = A⁸·A needs 4 products, not 8
+    result: Optional[Tensor] = None
+    base = A
+    while n:
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        n >>= 1
+        if n:
+            base = matmul(base, base)
+    return result
+
+
+def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
+    """``A @ B @ C …`` (a 1-D first/last argument is a row/column vector)."""
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    return functools.reduce(matmul, tensors)
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """The diagonal of each matrix (``torch.diagonal`` with the matrix dimensions last by default)."""
+    return _diagonal(A, offset, dim1, dim2)
+
+
+class _LstsqResult(tuple):
+    """``torch.return_types.linalg_lstsq``: (solution, residuals, rank, singular_values)."""
+    __slots__ = ()
+    __module__ = "torch.return_types"
+    solution = property(lambda self: self[0])
+    residuals = property(lambda self: self[1])
+    rank = property(lambda self: self[2])
+    singular_values = property(lambda self: self[3])
+
+
+_LstsqResult.__name__ = _LstsqResult.__qualname__ = "linalg_lstsq"
+
+
+def lstsq(A: Tensor, B: Tensor, rcond: Optional[float] = None, *, driver: Optional[str] = None) -> Any:
+    """The ``X`` minimising ``‖A X - B‖`` (least squares), as ``pinv(A) @ B``.
+
+    Like PyTorch's default CPU driver (``gelsy``), only ``solution`` and ``rank`` are filled;
+    ``residuals`` and ``singular_values`` are empty.  (PyTorch uses a QR-based LAPACK routine:
+    for a well-conditioned ``A`` the numbers agree to float32 rounding.)"""
+    if A.ndim < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    vector = B.ndim == A.ndim - 1
+    if (B.shape[-1] if vector else B.shape[-2]) != A.shape[-2]:
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    P = pinv(A, rtol=rcond)
+    X = matmul(P, B) if not vector else matmul(P, B.unsqueeze(-1)).squeeze(-1)
+    empty = Tensor._zeros((0,), A.dtype, A.device)
+    return _LstsqResult((X, empty, matrix_rank(A.detach(), rtol=rcond), empty))
+
+
+# ----------------------------------------------------------------------------- older top-level spellings
+def inverse(input: Tensor) -> Tensor:
+    """``torch.inverse``: the same as ``torch.linalg.inv``."""
+    return inv(input)
+
+
+def logdet(input: Tensor) -> Tensor:
+    """``log det A``: NaN where the determinant is negative, ``-inf`` where it is 0."""
+    sign, logabs = slogdet(input)
+    return logabs.where(sign >= 0, float("nan")).where(sign != 0, -_INF)
+
+
+def legacy_svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
+    """``torch.svd``: ``(U, S, V)`` with ``A = U diag(S) Vᵀ`` (note ``V``, not ``Vh``);
+    prefer ``torch.linalg.svd``."""
+    U, S, Vh = svd(input, full_matrices=not some)
+    V = Vh.transpose(-2, -1)
+    if not compute_uv:
+        U, V = U.detach().zero_(), V.detach().zero_()
+    return _svd_legacy_result(U, S, V)
+
+
+from .ops.linalg_decomp import _named  # noqa: E402
+
+_svd_legacy_result = _named("svd", "U S V")
+
+
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    """``torch.pinverse``: ``linalg.pinv`` with singular values below ``rcond · σ_max`` dropped."""
+    return pinv(input, rtol=rcond)
+
+
+def legacy_cross(input: Tensor, other: Tensor, dim: Optional[int] = None) -> Tensor:
+    """``torch.cross``: without ``dim``, the first dimension of size 3 (PyTorch warns about
+    that default; pass ``dim`` explicitly, or use ``torch.linalg.cross``, whose default is -1)."""
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated. Please either pass the "
+                      "dim explicitly or simply use torch.linalg.cross. The default value of dim will change to "
+                      "agree with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
+        dim = next((i for i, s in enumerate(input.shape) if s == 3), -1)
+    return cross(input, other, dim=dim)
