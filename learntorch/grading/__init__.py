@@ -17,6 +17,20 @@ Modules:
   tests, and finding ``raises-exception`` cells that do not raise.
 - ``pytest_plugin``: a session cache so that tests execute each notebook once.
 
+Grading a class (``python -m learntorch.grading``, ``make grade``):
+
+- ``layout``: where submissions are (per-learner folders, ``learner_NN_name``
+  files, nbgrader's ``submitted/``).
+- ``grader``: a class -> gradebook CSV and feedback; caching, parallelism,
+  and the threat model (what a learner's code can and cannot do).
+- ``verdict``: the instrumented notebook a kernel runs, and the verdicts the
+  grader reaches outside it by comparing values with the instructor's.
+- ``probe``: the recording checks sent into the kernel as source.
+- ``runner``: one run of one notebook in its own process, under time and
+  output limits.
+- ``sandbox``: the kernel launcher (memory and CPU limits, a clean
+  environment, Landlock confinement to the scratch folder).
+
 Nothing is imported here, so that ``python -m learntorch.grading.release``
 runs its module once, and importing the package stays cheap.
 """

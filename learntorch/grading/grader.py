@@ -1,0 +1,406 @@
+"""Grade a class: many learners' exercise notebooks -> a gradebook and feedback files.
+
+How one submission is graded
+----------------------------
+1. Its answers -- the sources of the cells with nbgrader ``solution: true``,
+   matched by ``grade_id`` -- are put into a fresh copy of the instructor's
+   notebook from ``solutions/`` (``checks.with_answers``). Everything else the
+   learner changed (test cells, setup cells, added cells) is ignored.
+2. That notebook is instrumented (``verdict.instrument``) and run by
+   ``runner`` in its own process, with its own kernel started by ``sandbox``
+   in an empty scratch folder, under a per-cell and a per-notebook time limit,
+   an address-space limit and an output cap.
+3. The test cells' records (the values the checks saw) are compared in this
+   process with the records of the instructor's solution, run once per
+   chapter the same way and cached (``verdict.cell_verdicts``).
+
+Threat model: what a learner's code can and cannot do
+-----------------------------------------------------
+The learner's answer cells run in the kernel before the test cells, so they
+can change anything inside that process: builtins, NumPy, learntorch, the
+check helpers, IPython's hooks, even the source of later cells.
+
+Defended (the worst outcome is a wrong value, scored 0):
+
+- editing or deleting test cells, renaming answers: only answer sources are
+  taken; test cells come from ``solutions/``;
+- printing text that looks like a score or a passing check: no verdict is
+  read from printed output;
+- redefining ``check``/``check_close``, patching ``numpy.allclose``,
+  ``learntorch.testing`` or learntorch's ops so that wrong results compare
+  equal: the comparison with the reference values happens here, and the
+  reference values never enter the kernel;
+- patching the grader's own recording checks (their source is public), e.g.
+  making ``check_close`` record the expected value as the answer: every
+  test cell builds a fresh probe from source, so a probe the answers
+  patched is never used (tests/fixtures/submissions/patch_probe.ipynb
+  earns 6 of 12 points against a grader without this, 0 with it);
+- forging the grader's records: they must carry the nonce chosen for this
+  run and arrive once, in the grader's emission cell; anything else in that
+  MIME type anywhere marks the submission ``tampered``. And a forged record
+  still needs the right values to score;
+- ``sys.exit``, ``os._exit``, crashes, infinite loops (also ones that catch
+  ``KeyboardInterrupt``), unbounded memory, floods of output: the cell or the
+  kernel fails, the runner records it, other submissions go on;
+- reading ``solutions/``, the reference cache or other learners' work, and
+  writing to the gradebook, the cache or other learners' files: on Linux
+  5.13+ the kernel is confined by Landlock to its scratch folder (and
+  read-only access to Python and the installed packages); outgoing network
+  connections are refused (Linux 6.7+), and signals to processes outside the
+  sandbox too (Linux 6.12+). The gradebook is written by this process only,
+  from its results, through a temporary file and a rename.
+
+Not defended:
+
+- code inside one process cannot be walled off from code that ran before
+  it there. A learner who patches the interpreter itself -- builtins such
+  as ``exec``/``compile``/``__import__`` (to rig each fresh probe), NumPy's
+  array conversion, IPython's input transformers (to rewrite the test
+  cells), frame inspection (to reach the expected values a test computes)
+  -- can forge records and pass. That takes deliberate work against this
+  grader's published source; it leaves traces in the answer cells, which
+  the instructor can read. Short of it: yes/no checks (``check(condition)``,
+  e.g. "did not call torch.sum", and tests written as plain
+  ``raise AssertionError``) are decided in the kernel, so an answer whose
+  result fakes ``==`` can pass them; value checks (``check_close``) must
+  equal the reference's values. Rewriting a test to call the library
+  instead of the answer yields right values and passes: the grader checks
+  results, not how they were computed;
+- where Landlock is missing (macOS, Windows, Linux before 5.13) the kernel
+  runs with the grader's file permissions: run the grader as a user that
+  cannot read ``solutions/`` or other learners' files, or in a container;
+- time and memory limits are per process: a submission can slow the
+  machine down for its time limit, not beyond it. A process that the
+  learner's code starts and detaches may outlive its kernel until its own
+  CPU-time limit ends it (still confined, and unable to signal other
+  processes where Landlock scoping exists); the number of processes is not
+  limited.
+
+Resumable and idempotent: each submission's result is cached under a hash
+of its bytes, the solution's bytes, the probe's source and the limits; an
+interrupted run started again grades only what is missing and writes the
+same gradebook.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import re
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from learntorch.grading.checks import with_answers
+from learntorch.grading.layout import Submission
+from learntorch.grading.notebooks import (
+    grade_id,
+    is_graded,
+    is_solution,
+    notebook_bytes,
+    points,
+    read_notebook,
+    validate,
+)
+from learntorch.grading.verdict import PROBE_SOURCE, cell_verdicts, instrument
+
+GRADER_VERSION = "1"
+COLUMNS = ("learner", "chapter", "exercise", "points", "max_points", "status")
+
+#: Every value the status column can hold (a test cell's may end in "+output-limit").
+STATUSES = {
+    "passed": "every check of the test cell passed",
+    "failed": "a check failed, or the answer raised an error",
+    "not-answered": "the answer still raises NotImplementedError (left blank)",
+    "mismatch": "the cell ran without error in the kernel, but its values are not the reference's "
+                "(a patched check helper, or a result that only looks right there)",
+    "tampered": "the grader's records were forged or duplicated",
+    "+fake-output": "(suffix) an answer cell printed text that looks like a score or a passed check",
+    "+output-limit": "(suffix) the notebook's output passed the limit and was cut",
+    "timeout": "a cell or the notebook ran out of time",
+    "memory": "MemoryError: the memory limit was reached",
+    "exit": "the answer called sys.exit() / exit()",
+    "kernel-died": "the kernel died (os._exit, a crash) before the cell ran",
+    "denied": "the answer touched a file or the network outside its sandbox",
+    "not-a-notebook": "the file is not a Jupyter notebook",
+    "empty": "the file or the notebook is empty",
+    "wrong-chapter": "the notebook holds no answer cell of this chapter",
+    "unknown-chapter": "no notebook in solutions/ has this name",
+    "grader-error": "the grader itself failed on this file (see its log); run again to retry",
+}
+
+
+class GradingError(RuntimeError):
+    """The instructor's side is wrong (e.g. a solution fails its own tests): nothing is graded."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-submission limits: seconds per cell and per notebook, MiB of memory, bytes of output."""
+
+    cell_timeout: float = 120.0
+    notebook_timeout: float = 600.0
+    memory_mb: int = 3072
+    max_output_bytes: int = 2_000_000
+
+
+def _sha256(*parts: bytes) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(len(part).to_bytes(8, "little"))
+        digest.update(part)
+    return digest.hexdigest()
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file and a rename: never half-written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _safe_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", text).lstrip(".") or "_"
+
+
+class Grader:
+    """Grades submissions against ``solutions_dir``; keeps its state under ``out_dir/.grader``."""
+
+    def __init__(self, solutions_dir: Path, out_dir: Path, limits: Limits = Limits(),
+                 jobs: int | None = None, log: Callable[[str], None] = print) -> None:
+        self.solutions_dir = Path(solutions_dir).resolve()
+        self.out_dir = Path(out_dir).resolve()
+        self.state = self.out_dir / ".grader"
+        self.limits = limits
+        self.jobs = max(1, jobs or os.cpu_count() or 1)
+        self.log = log
+        self._references: dict[str, dict[str, list[dict[str, Any]]]] = {}
+        self._lock = threading.Lock()
+
+    # --- running one notebook ----------------------------------------------------------------
+
+    def execute(self, nb: Any, attempts: int = 3) -> tuple[Any, dict[str, Any], str]:
+        """Run ``nb`` instrumented in a sandboxed kernel; return (run, facts, nonce).
+
+        A kernel that never started (two kernels starting at once can race for
+        the same free port) is started again, up to ``attempts`` times in all;
+        nothing of the learner's has run then, so this changes no grade.
+        """
+        for _ in range(attempts):
+            run, facts, nonce = self._execute_once(nb)
+            if facts.get("started"):
+                break
+            self.log(f"a kernel did not start ({facts.get('start_error', 'no reason given')}); retrying")
+        return run, facts, nonce
+
+    def _execute_once(self, nb: Any) -> tuple[Any, dict[str, Any], str]:
+        nonce = secrets.token_hex(16)
+        graded = instrument(nb, nonce)
+        runs = self.state / "runs"
+        runs.mkdir(parents=True, exist_ok=True)
+        private = Path(tempfile.mkdtemp(prefix="run-", dir=runs))
+        scratch = Path(tempfile.mkdtemp(prefix="learntorch-scratch-"))
+        (private / "graded.ipynb").write_bytes(notebook_bytes(graded))
+        job = {"private": str(private), "scratch": str(scratch), "notebook": str(private / "graded.ipynb"),
+               "result": str(private / "result.ipynb"), "facts": str(private / "facts.json"),
+               **asdict(self.limits)}
+        (private / "job.json").write_text(json.dumps(job), encoding="utf-8")
+        facts: dict[str, Any]
+        with open(private / "runner.log", "wb") as runner_log:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "learntorch.grading.runner", str(private / "job.json")],
+                stdout=runner_log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True, cwd=private)
+            killed = False
+            try:
+                process.wait(timeout=self.limits.notebook_timeout + 120)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+                killed = True
+        try:
+            facts = json.loads((private / "facts.json").read_text(encoding="utf-8"))
+            run = read_notebook(private / "result.ipynb")
+        except (OSError, ValueError):
+            # Killed for running too long: it started, and must not be retried.
+            facts = {"kernel_died": not killed, "timed_out": killed, "runner_failed": True,
+                     "started": killed}
+            run = graded
+            for cell in run.cells:
+                if cell.cell_type == "code":
+                    cell.outputs, cell.execution_count = [], None
+        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(private, ignore_errors=True)
+        return run, facts, nonce
+
+    # --- reference runs ------------------------------------------------------------------------
+
+    def reference(self, chapter: str) -> dict[str, list[dict[str, Any]]]:
+        """The records of the instructor's solution for ``chapter``, run once and cached."""
+        with self._lock:
+            if chapter in self._references:
+                return self._references[chapter]
+        path = self.solutions_dir / f"{chapter}.ipynb"
+        key = _sha256(GRADER_VERSION.encode(), path.read_bytes(), PROBE_SOURCE.encode())[:16]
+        cache = self.state / "reference" / f"{chapter}-{key}.json"
+        if cache.exists():
+            records = json.loads(cache.read_text(encoding="utf-8"))
+        else:
+            solution = read_notebook(path)
+            problems = validate(solution)
+            if problems:
+                raise GradingError(f"{path}: invalid nbgrader metadata:\n  " + "\n  ".join(problems))
+            self.log(f"reference run of {path.name} (once per chapter, cached)")
+            run, facts, nonce = self.execute(solution)
+            verdicts = cell_verdicts(run, nonce, None, facts)
+            failed = [v for v in verdicts if not v.passed]
+            if failed or not verdicts:
+                raise GradingError(
+                    f"{path} does not earn full marks in the grader's sandbox, so it cannot be "
+                    "the reference:\n  " + "\n  ".join(f"{v.grade_id}: {v.status} {v.reason}" for v in failed))
+            records = {v.grade_id: v.records for v in verdicts}
+            write_atomic(cache, json.dumps(records).encode("utf-8"))
+        with self._lock:
+            self._references[chapter] = records
+        return records
+
+    # --- one submission ----------------------------------------------------------------------
+
+    def _rows(self, solution: Any, status: str, reason: str) -> list[dict[str, Any]]:
+        return [{"exercise": grade_id(c) or "", "points": 0.0, "max_points": points(c),
+                 "status": status, "reason": reason} for c in solution.cells if is_graded(c)]
+
+    def _precheck(self, sub: Submission, solution: Any) -> tuple[Any, list[dict[str, Any]] | None]:
+        """(the learner's notebook, None) when it can be graded, else (None, rows of zeros)."""
+        data = sub.path.read_bytes()
+        if not data.strip():
+            return None, self._rows(solution, "empty", "the file is empty")
+        try:
+            learner = read_notebook(sub.path)
+        except Exception as error:  # nbformat raises many kinds; all mean "not a notebook"
+            return None, self._rows(solution, "not-a-notebook",
+                                    f"the file is not a Jupyter notebook ({type(error).__name__})")
+        if not learner.cells:
+            return None, self._rows(solution, "empty", "the notebook has no cells")
+        wanted = {grade_id(c) for c in solution.cells if is_solution(c)}
+        present = {grade_id(c) for c in learner.cells if grade_id(c)}
+        if not wanted & present:
+            return None, self._rows(solution, "wrong-chapter",
+                                    f"no answer cell of {sub.chapter} in this notebook: is it the "
+                                    f"exercise notebook of another chapter?")
+        return learner, None
+
+    def grade(self, sub: Submission) -> list[dict[str, Any]]:
+        """The gradebook rows of one submission (without learner and chapter), cached."""
+        if sub.chapter is None:
+            return [{"exercise": "", "points": 0.0, "max_points": 0.0, "status": "unknown-chapter",
+                     "reason": f"no solutions/{sub.chapter_name}.ipynb to grade it against"}]
+        solution_path = self.solutions_dir / f"{sub.chapter}.ipynb"
+        key = _sha256(GRADER_VERSION.encode(), sub.path.read_bytes(), solution_path.read_bytes(),
+                      PROBE_SOURCE.encode(), json.dumps(asdict(self.limits)).encode())
+        cache = self.state / "results" / f"{key}.json"
+        if cache.exists():
+            return json.loads(cache.read_text(encoding="utf-8"))
+        solution = read_notebook(solution_path)
+        learner, rows = self._precheck(sub, solution)
+        if rows is None:
+            reference = self.reference(sub.chapter)
+            started = time.monotonic()
+            run, facts, nonce = self.execute(with_answers(solution, learner))
+            rows = [{"exercise": v.grade_id, "points": v.points if v.passed else 0.0,
+                     "max_points": v.points, "status": v.status, "reason": v.reason}
+                    for v in cell_verdicts(run, nonce, reference, facts)]
+            earned = sum(r["points"] for r in rows)
+            self.log(f"graded {sub.learner} {sub.chapter_name}: {earned:g}/"
+                     f"{sum(r['max_points'] for r in rows):g} ({time.monotonic() - started:.1f} s)")
+        write_atomic(cache, json.dumps(rows).encode("utf-8"))
+        return rows
+
+    # --- a class -------------------------------------------------------------------------------
+
+    def grade_all(self, submissions: Iterable[Submission]) -> dict[Submission, list[dict[str, Any]]]:
+        """Grade every submission, up to ``jobs`` at a time; references first."""
+        subs = sorted(submissions)
+        chapters = sorted({s.chapter for s in subs if s.chapter is not None})
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            list(pool.map(self.reference, chapters))
+            results = dict(zip(subs, pool.map(self._grade_or_report, subs)))
+        return results
+
+    def _grade_or_report(self, sub: Submission) -> list[dict[str, Any]]:
+        """:meth:`grade`, where a fault of the grader's own is one row, not the end of the class."""
+        try:
+            return self.grade(sub)
+        except GradingError:
+            raise
+        except Exception as error:  # noqa: BLE001 -- reported in the gradebook, not cached
+            self.log(f"grader error on {sub.path}: {type(error).__name__}: {error}")
+            return [{"exercise": "", "points": 0.0, "max_points": 0.0, "status": "grader-error",
+                     "reason": f"{type(error).__name__}: {error}"}]
+
+
+def gradebook_csv(results: dict[Submission, list[dict[str, Any]]]) -> bytes:
+    """The gradebook: one row per learner, chapter and test cell, in a fixed order."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(COLUMNS)
+    for sub in sorted(results):
+        for row in results[sub]:
+            learner = sub.learner
+            if learner[:1] in "=+-@":  # a spreadsheet would read it as a formula
+                learner = "'" + learner
+            writer.writerow([learner, sub.chapter_name, row["exercise"], f"{row['points']:g}",
+                             f"{row['max_points']:g}", row["status"]])
+    return out.getvalue().encode("utf-8")
+
+
+def feedback_markdown(sub: Submission, rows: list[dict[str, Any]]) -> str:
+    """What a learner reads: each exercise's test, passed or not, and why (no test code)."""
+    earned = sum(r["points"] for r in rows)
+    total = sum(r["max_points"] for r in rows)
+    lines = [f"# {sub.chapter_name}: feedback for {sub.learner}", "",
+             f"**{earned:g} / {total:g} points.** Each test cell below holds visible checks (the ones "
+             "in your notebook) and hidden ones (more cases the grader runs). A test cell earns its "
+             "points only when all of its checks pass.", "",
+             "| test | points | result | why |", "|---|---|---|---|"]
+    for row in rows:
+        mark = "✓ passed" if row["status"] == "passed" else f"✗ {row['status']}"
+        why = (row["reason"] or STATUSES.get(row["status"].split("+")[0], "")).replace("|", "\\|")
+        why = why.replace("\n", " ")
+        lines.append(f"| {row['exercise']} | {row['points']:g} / {row['max_points']:g} | {mark} | {why} |")
+    lines += ["", "Statuses: " + "; ".join(
+        f"`{s}` {STATUSES[s]}" for s in sorted({r['status'].split('+')[0] for r in rows}) if s in STATUSES), ""]
+    return "\n".join(lines)
+
+
+def write_outputs(results: dict[Submission, list[dict[str, Any]]], out_dir: Path,
+                  gradebook: Path | None = None) -> Path:
+    """Write the gradebook CSV and the feedback files; return the gradebook's path."""
+    out_dir = Path(out_dir)
+    gradebook = Path(gradebook) if gradebook else out_dir / "gradebook.csv"
+    for sub, rows in results.items():
+        target = out_dir / "feedback" / _safe_name(sub.learner) / f"{_safe_name(sub.chapter_name)}.md"
+        write_atomic(target, feedback_markdown(sub, rows).encode("utf-8"))
+    write_atomic(gradebook, gradebook_csv(results))
+    return gradebook

@@ -1,0 +1,255 @@
+"""The class grader (learntorch.grading.grader): hostile submissions, resuming, layouts, verdicts.
+
+The hostile submissions are committed notebooks in tests/fixtures/submissions/,
+chapter-01 exercise notebooks whose answers attack the grader (each file's
+first answer cell says how). They are graded once per session, with an honest
+blank submission (exercises/01_tensors.ipynb) and a solved one, by one
+:class:`Grader` with small limits; every test then reads that class's results.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import io
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+from learntorch.grading.__main__ import main
+from learntorch.grading.grader import COLUMNS, STATUSES, Grader, Limits, gradebook_csv, write_outputs
+from learntorch.grading.layout import find_submissions
+from learntorch.grading.notebooks import read_notebook
+from learntorch.grading.probe import MIME
+from learntorch.grading.release import BEGIN_HIDDEN_TESTS, END_HIDDEN_TESTS
+from learntorch.grading.sandbox import landlock_available
+from learntorch.grading.verdict import compare, cell_verdicts
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = ROOT / "solutions"
+HOSTILE = Path(__file__).resolve().parent / "fixtures" / "submissions"
+CHAPTER = "01_tensors"
+LIMITS = Limits(cell_timeout=20, notebook_timeout=45, memory_mb=1536, max_output_bytes=200_000)
+NEEDS_LANDLOCK = {"read_solutions", "write_files"}  # without Landlock these attacks would succeed
+NO_LANDLOCK = "Landlock (Linux 5.13+) is not available here, so kernels are not confined to their folder"
+
+# What each hostile submission must be reported as, in the status of at least its first exercise.
+EXPECTED_STATUS = {
+    "sys_exit": "exit",
+    "os_exit": "kernel-died",
+    "infinite_loop": "timeout",
+    "unbounded_memory": "memory",
+    "output_flood": "output-limit",
+    "fake_score": "tampered",
+    "patch_helpers": "mismatch",
+    "patch_probe": "failed",
+    "read_solutions": "denied",
+    "write_files": "denied",
+    "wrong_chapter": "wrong-chapter",
+    "not_a_notebook": "not-a-notebook",
+    "empty": "empty",
+}
+
+
+def hostile_names() -> list[str]:
+    return sorted(p.stem for p in HOSTILE.glob("*.ipynb"))
+
+
+@pytest.fixture(scope="module")
+def graded_class(tmp_path_factory):
+    """(results by learner, the class folder, the output folder, the grader, file bytes before)."""
+    if not (SOLUTIONS / f"{CHAPTER}.ipynb").exists():
+        pytest.skip(f"no solutions/{CHAPTER}.ipynb to grade against")
+    base = tmp_path_factory.mktemp("class")
+    submissions, out = base / "submitted", base / "grades"
+    for name in hostile_names():
+        if name in NEEDS_LANDLOCK and not landlock_available():
+            continue
+        (submissions / name).mkdir(parents=True)
+        shutil.copy(HOSTILE / f"{name}.ipynb", submissions / name / f"{CHAPTER}.ipynb")
+    for learner, source in (("honest_blank", ROOT / "exercises"), ("honest_solved", SOLUTIONS)):
+        (submissions / learner).mkdir(parents=True)
+        shutil.copy(source / f"{CHAPTER}.ipynb", submissions / learner / f"{CHAPTER}.ipynb")
+    before = {p: p.read_bytes() for p in submissions.rglob("*.ipynb")}
+    grader = Grader(SOLUTIONS, out, LIMITS, jobs=2, log=lambda line: None)
+    results = grader.grade_all(find_submissions(submissions, SOLUTIONS))
+    write_outputs(results, out)
+    by_learner = {sub.learner: rows for sub, rows in results.items()}
+    return by_learner, submissions, out, grader, before
+
+
+def earned(rows) -> float:
+    return sum(row["points"] for row in rows)
+
+
+@pytest.mark.slow
+def test_honest_submissions_are_graded_right(graded_class):
+    by_learner = graded_class[0]
+    assert earned(by_learner["honest_solved"]) == 12
+    assert {r["status"] for r in by_learner["honest_solved"]} == {"passed"}
+    assert earned(by_learner["honest_blank"]) == 0
+    assert {r["status"] for r in by_learner["honest_blank"]} == {"not-answered"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", hostile_names())
+def test_hostile_submission_earns_no_more_than_blank_and_is_reported(graded_class, name):
+    by_learner = graded_class[0]
+    if name in NEEDS_LANDLOCK and not landlock_available():
+        pytest.skip(NO_LANDLOCK)
+    rows = by_learner[name]
+    assert len(rows) == len(by_learner["honest_blank"]), "one row per exercise, whatever happened"
+    assert earned(rows) <= earned(by_learner["honest_blank"])
+    assert EXPECTED_STATUS[name] in rows[0]["status"].split("+"), rows[0]
+    for row in rows:
+        assert row["status"].split("+")[0] in STATUSES
+
+
+@pytest.mark.slow
+def test_hostile_submissions_touch_no_other_file(graded_class):
+    _by_learner, submissions, out, _grader, before = graded_class
+    after = {p: p.read_bytes() for p in submissions.rglob("*.ipynb")}
+    assert after == before, "a submission was changed while grading"
+    rows = list(csv.reader(io.StringIO((out / "gradebook.csv").read_text(encoding="utf-8"))))
+    assert tuple(rows[0]) == COLUMNS
+    assert not any(r[0] == "write_files" and r[3] != "0" for r in rows[1:])
+
+
+@pytest.mark.slow
+def test_gradebook_and_feedback(graded_class):
+    by_learner, _submissions, out, _grader, _before = graded_class
+    rows = list(csv.DictReader(io.StringIO((out / "gradebook.csv").read_text(encoding="utf-8"))))
+    assert len(rows) == sum(len(r) for r in by_learner.values())
+    solved = [r for r in rows if r["learner"] == "honest_solved"]
+    assert [r["points"] for r in solved] == ["2"] * 6 and {r["max_points"] for r in solved} == {"2"}
+    assert [r["exercise"] for r in solved] == [f"ch01-ex{i}-tests" for i in range(1, 7)]
+    blank = (out / "feedback" / "honest_blank" / f"{CHAPTER}.md").read_text(encoding="utf-8")
+    assert "0 / 12 points" in blank and "NotImplementedError" in blank
+    feedback = "\n".join(p.read_text(encoding="utf-8") for p in (out / "feedback").rglob("*.md"))
+    for line in hidden_test_lines(SOLUTIONS / f"{CHAPTER}.ipynb"):
+        assert line not in feedback, f"the feedback reveals hidden test code: {line!r}"
+
+
+def hidden_test_lines(path: Path) -> list[str]:
+    lines, inside = [], False
+    for cell in read_notebook(path).cells:
+        for line in cell.source.splitlines():
+            if line.strip() == BEGIN_HIDDEN_TESTS:
+                inside = True
+            elif line.strip() == END_HIDDEN_TESTS:
+                inside = False
+            elif inside and len(line.strip()) > 25:
+                lines.append(line.strip())
+    assert lines, "the chapter has hidden tests"
+    return lines
+
+
+@pytest.mark.slow
+def test_rerun_is_idempotent_and_resumes(graded_class):
+    by_learner, submissions, out, grader, _before = graded_class
+    first = (out / "gradebook.csv").read_bytes()
+    logged: list[str] = []
+    again = Grader(SOLUTIONS, out, LIMITS, jobs=2, log=logged.append)
+    results = again.grade_all(find_submissions(submissions, SOLUTIONS))
+    assert gradebook_csv(results) == first and logged == [], "a second run re-graded something"
+    # An interrupted run: two submissions' results never written. The rerun grades those two only.
+    cached = sorted((out / ".grader" / "results").glob("*.json"))
+    assert len(cached) == len(by_learner)
+    blank_key = grader_key(grader, submissions / "honest_blank" / f"{CHAPTER}.ipynb")
+    solved_key = grader_key(grader, submissions / "honest_solved" / f"{CHAPTER}.ipynb")
+    for key in (blank_key, solved_key):
+        (out / ".grader" / "results" / f"{key}.json").unlink()
+    (out / "gradebook.csv").unlink()
+    assert main([str(submissions), "--solutions", str(SOLUTIONS), "--out", str(out), "--jobs", "2",
+                 "--cell-timeout", "20", "--notebook-timeout", "45", "--memory-mb", "1536",
+                 "--max-output-mb", "0.2"]) == 0
+    assert (out / "gradebook.csv").read_bytes() == first
+    assert not list(out.rglob("*.tmp")), "a temporary file was left behind"
+
+
+def grader_key(grader: Grader, path: Path) -> str:
+    from dataclasses import asdict
+    import json
+
+    from learntorch.grading.grader import GRADER_VERSION, _sha256
+    from learntorch.grading.verdict import PROBE_SOURCE
+
+    return _sha256(GRADER_VERSION.encode(), path.read_bytes(),
+                   (SOLUTIONS / f"{CHAPTER}.ipynb").read_bytes(), PROBE_SOURCE.encode(),
+                   json.dumps(asdict(grader.limits)).encode())
+
+
+# --- layouts (no notebook runs) ------------------------------------------------------------
+
+
+def test_the_three_layouts_are_found(tmp_path):
+    notebook = (ROOT / "exercises" / f"{CHAPTER}.ipynb").read_bytes()
+    files = ["per_learner/ann/01_tensors.ipynb", "per_learner/ann/notes.txt",
+             "per_learner/ann/.ipynb_checkpoints/01_tensors-checkpoint.ipynb",
+             "flat/bo_li_01_tensors.ipynb", "flat/readme.ipynb",
+             "course/submitted/cy/ps1/01_tensors.ipynb", "course/submitted/cy/ps1/99_unknown.ipynb"]
+    for name in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(notebook)
+    found = {layout: [(s.learner, s.chapter_name, s.chapter) for s in
+                      find_submissions(tmp_path / layout, SOLUTIONS)]
+             for layout in ("per_learner", "flat", "course")}
+    assert found == {"per_learner": [("ann", "01_tensors", "01_tensors")],
+                     "flat": [("bo_li", "01_tensors", "01_tensors")],
+                     "course": [("cy", "01_tensors", "01_tensors"), ("cy", "99_unknown", None)]}
+
+
+def test_unknown_chapter_is_a_row_not_a_crash(tmp_path):
+    (tmp_path / "cy").mkdir()
+    (tmp_path / "cy" / "99_unknown.ipynb").write_text("{}")
+    grader = Grader(SOLUTIONS, tmp_path / "out", LIMITS, jobs=1, log=lambda line: None)
+    results = grader.grade_all(find_submissions(tmp_path, SOLUTIONS))
+    assert [r["status"] for rows in results.values() for r in rows] == ["unknown-chapter"]
+
+
+# --- verdicts, decided outside the kernel --------------------------------------------------
+
+
+def encoded(values, dtype="<f4") -> dict:
+    a = np.asarray(values, dtype=dtype)
+    return {"dtype": a.dtype.str, "shape": list(a.shape), "data": base64.b64encode(a.tobytes()).decode()}
+
+
+REFERENCE = [{"kind": "check", "what": "a fact", "ok": True},
+             {"kind": "close", "what": "values", "value": encoded([1.0, 2.0]), "rtol": 1e-5, "atol": 1e-6}]
+
+
+def test_compare_uses_the_reference_values_and_tolerances():
+    good = [dict(REFERENCE[0]), dict(REFERENCE[1], value=encoded([1.0, 2.0 + 1e-6]))]
+    assert compare(REFERENCE, good) is None
+    loose = [dict(REFERENCE[0]), dict(REFERENCE[1], value=encoded([1.0, 2.5]), rtol=1.0, atol=1.0)]
+    assert "differ" in compare(REFERENCE, loose), "a learner's own tolerance must not count"
+    assert "shape" in compare(REFERENCE, [REFERENCE[0], dict(REFERENCE[1], value=encoded([1.0]))])
+    assert "a fact" in compare(REFERENCE, [dict(REFERENCE[0], ok=1), REFERENCE[1]])
+    assert "stopped before" in compare(REFERENCE, REFERENCE[:1])
+    assert compare(REFERENCE, None) is not None
+    assert compare(REFERENCE, [*REFERENCE, REFERENCE[0]]) is not None
+
+
+def fake_run(payloads: list, stray: list | None = None):
+    meta = {"nbgrader": {"grade": True, "solution": False, "points": 2, "grade_id": "t1"}}
+    test = new_code_cell("pass", metadata=meta, execution_count=2)
+    emit = new_code_cell("emit", metadata={"learntorch_grader": "emit"}, execution_count=3)
+    emit.outputs = [new_output("display_data", data={MIME: p}) for p in payloads]
+    answer = new_code_cell("answer", metadata={"nbgrader": {"solution": True, "grade_id": "a1"}},
+                           execution_count=1)
+    answer.outputs = [new_output("display_data", data={MIME: p}) for p in stray or []]
+    return new_notebook(cells=[answer, test, emit])
+
+
+def test_records_need_the_nonce_and_arrive_once():
+    ok = {"nonce": "n1", "grade_id": "t1", "records": REFERENCE}
+    verdict = lambda run: cell_verdicts(run, "n1", {"t1": REFERENCE}, {})[0]  # noqa: E731
+    assert verdict(fake_run([ok])).passed
+    assert verdict(fake_run([dict(ok, nonce="guess")])).status == "tampered"
+    assert verdict(fake_run([ok, ok])).status == "tampered"
+    assert verdict(fake_run([ok], stray=[ok])).status == "tampered"
+    assert not verdict(fake_run([])).passed
