@@ -148,13 +148,21 @@ def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, r
     previous_task = _local.task
     _local.task = task
     previous_mode = grad_mode._state.enabled
+    # Loop invariants, looked up once: this loop runs once per node of every backward pass,
+    # so its own bookkeeping is a visible share of a small model's step.
+    state, anomaly = grad_mode._state, anomaly_mode._mode
     try:
         while ready:
             _, _, node = heapq.heappop(ready)
             grads = buffers.pop(node)
-            grads = _call_tensor_hooks(node, grads, task)
-            for nr, k in captures.get(node, ()):
-                captured[k] = grads[nr]
+            # Only a watched node pays for the hook call: one with tensor hooks or a retain_grad
+            # record, or a leaf's AccumulateGrad whose leaf has hooks (it keeps them on the tensor).
+            if (node._tensor_pre_hooks is not None or node._retains_grad is not None
+                    or (isinstance(node, AccumulateGrad) and node.variable._hooks)):
+                grads = _call_tensor_hooks(node, grads, task)
+            if captures:
+                for nr, k in captures.get(node, ()):
+                    captured[k] = grads[nr]
             if runs is not None and node not in runs:
                 continue
             if node._pre_hooks:
@@ -162,17 +170,17 @@ def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, r
                     result = fn(tuple(grads))
                     if result is not None:
                         grads = list(result)
-            grad_mode._state.enabled = create_graph
+            state.enabled = create_graph
             try:
                 grad_inputs = node.apply(grads)
-                if anomaly_mode._mode["enabled"] and anomaly_mode._mode["check_nan"]:
+                if anomaly["enabled"] and anomaly["check_nan"]:
                     anomaly_mode.check_nan(node, grad_inputs)
             except Exception:
-                if anomaly_mode._mode["enabled"]:
+                if anomaly["enabled"]:
                     anomaly_mode.report_failure(node)
                 raise
             finally:
-                grad_mode._state.enabled = previous_mode
+                state.enabled = previous_mode
             if node._post_hooks:
                 for fn in list(node._post_hooks.values()):
                     result = fn(tuple(grad_inputs), tuple(grads))
@@ -181,14 +189,15 @@ def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, r
             if not retain_graph:
                 node.release()
             for (nxt, nr), g in zip(node.next_functions, grad_inputs):
-                if nxt is None or nxt not in deps:
+                left = deps.get(nxt)  # None: no edge (nxt is None) or a node this pass skips
+                if left is None:
                     continue
                 if g is not None:
                     _add_to_buffer(buffers, nxt, nr, g, task)
                 elif nxt not in buffers:
                     buffers[nxt] = [None] * nxt._num_outputs
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
+                deps[nxt] = left - 1
+                if left == 1:
                     heapq.heappush(ready, (-nxt._sequence_nr, tie, nxt))
                     tie += 1
     finally:
@@ -217,22 +226,24 @@ def _dependencies(root_edges: list, runs: Optional[set], targets: set) -> dict[N
     deps: dict[Node, int] = {}
     stack = []
     for node, _ in root_edges:
+        if node not in deps:
+            stack.append(node)
         deps[node] = deps.get(node, 0) + 1
-        stack.append(node)
-    seen = set()
+    # A node is walked once: it goes on the stack when its first edge is counted
+    # (so ``deps`` doubles as the "seen" set).
     while stack:
         node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
         if runs is not None and node not in runs:
             continue
         for nxt, _ in node.next_functions:
             if nxt is None or (runs is not None and nxt not in runs and nxt not in targets):
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
+            count = deps.get(nxt)
+            if count is None:
+                deps[nxt] = 1
                 stack.append(nxt)
+            else:
+                deps[nxt] = count + 1
     return deps
 
 

@@ -86,7 +86,7 @@ class BackwardFunction(Node, FunctionCtx):
     def apply(self, grad_outputs: list) -> list:
         if self._freed:
             raise RuntimeError(_FREED_MESSAGE)
-        if self._materialize_grads and any(g is None for g in grad_outputs):
+        if self._materialize_grads and _is_one_of(None, grad_outputs):
             grad_outputs = [self._zeros_for(i) if g is None else g for i, g in enumerate(grad_outputs)]
         result = self._forward_cls.backward(self, *grad_outputs)
         if not isinstance(result, tuple):
@@ -308,13 +308,22 @@ def _link(ctx: BackwardFunction, cls: type, args: tuple, outs: tuple, dirty: tup
         if dirty and any(out is t for t in dirty):
             out._check_inplace()
             out._version_counter[0] += 1
-        elif any(out is a for a in args):
+        elif _is_one_of(out, args):
             out = outs[nr] = out._alias()
         if not out._dtype.is_floating_point:
             continue  # integer results (argmax, indices) never require grad
         out._set_history(ctx, nr)
     ctx._output_meta = tuple(output_meta)
     return tuple(outs)
+
+
+def _is_one_of(obj: Any, items: tuple) -> bool:
+    """``any(obj is x for x in items)`` without a generator: ``_link`` and the backward node
+    ask it once per recorded operation (``obj in items`` would compare tensors with ``==``)."""
+    for x in items:
+        if x is obj:
+            return True
+    return False
 
 
 def once_differentiable(fn: Any) -> Any:

@@ -35,13 +35,17 @@ class SGD(Optimizer):
         loss = self._run_closure(closure)
         with grad_mode.no_grad():
             for group in self.param_groups:
+                # the group's settings, read once per group rather than once per parameter
                 lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+                maximize, weight_decay = group["maximize"], group["weight_decay"]
                 for p in group["params"]:
-                    if p.grad is None:
+                    grad = p.grad
+                    if grad is None:
                         continue
-                    grad = p.grad if not group["maximize"] else -p.grad
-                    if group["weight_decay"] != 0:
-                        grad = grad.add(p, alpha=group["weight_decay"])
+                    if maximize:
+                        grad = -grad
+                    if weight_decay != 0:
+                        grad = grad.add(p, alpha=weight_decay)
                     if momentum != 0:
                         state = self.state[p]
                         buf = state.get("momentum_buffer")
