@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from . import dtypes as _dtypes
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd import is_inference_mode_enabled
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .backend import CudaUnavailableError
 from .device_memory import OutOfMemoryError
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,

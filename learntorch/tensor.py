@@ -233,9 +233,13 @@ class Tensor:
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
             if value.shape != self.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of "
+                                   f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor are "
+                                   "the same size")
             if value.dtype is not self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(f"attempting to assign a gradient with dtype '{value.dtype}' to a tensor with "
+                                   f"dtype '{self.dtype}'. The gradient must match the tensor's dtype: convert it "
+                                   f"first, e.g. grad.to({self.dtype})")
             if value.device != self.device:
                 raise RuntimeError("assigned grad has data located on a different device")
         self._grad = value

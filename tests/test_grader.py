@@ -51,6 +51,9 @@ EXPECTED_STATUS = {
     "wrong_chapter": "wrong-chapter",
     "not_a_notebook": "not-a-notebook",
     "empty": "empty",
+    "detached_child": "not-answered",
+    "exec_shadow": "tampered",
+    "display_swap": "screened",
 }
 
 
@@ -116,6 +119,33 @@ def test_hostile_submissions_touch_no_other_file(graded_class):
     rows = list(csv.reader(io.StringIO((out / "gradebook.csv").read_text(encoding="utf-8"))))
     assert tuple(rows[0]) == COLUMNS
     assert not any(r[0] == "write_files" and r[3] != "0" for r in rows[1:])
+
+
+@pytest.mark.slow
+def test_no_process_of_a_submission_outlives_its_run(graded_class):
+    """detached_child.ipynb leaves `sleep 602.718` behind, detached; the runner must have ended it."""
+    if not Path("/proc").is_dir():
+        pytest.skip("no /proc to list processes in")
+    left = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes() == b"sleep\x00602.718\x00":
+                left.append(int(entry.name))
+        except OSError:
+            continue
+    assert not left, f"processes left behind by a submission: {left}"
+
+
+def test_the_screen_passes_every_solution_and_stops_the_direct_hooks():
+    from learntorch.grading.checks import with_answers
+    from learntorch.grading.screen import screen
+
+    for path in sorted(SOLUTIONS.glob("*.ipynb")):
+        assert screen(read_notebook(path)) == [], f"{path.name}: an honest answer was screened out"
+    for name in ("exec_shadow", "display_swap", "patch_probe", "patch_helpers"):
+        graded = with_answers(read_notebook(SOLUTIONS / f"{CHAPTER}.ipynb"),
+                              read_notebook(HOSTILE / f"{name}.ipynb"))
+        assert screen(graded), name
 
 
 @pytest.mark.slow
@@ -253,3 +283,43 @@ def test_records_need_the_nonce_and_arrive_once():
     assert verdict(fake_run([ok, ok])).status == "tampered"
     assert verdict(fake_run([ok], stray=[ok])).status == "tampered"
     assert not verdict(fake_run([])).passed
+
+
+# --- submissions the grader must not read, and names that must not collide (no notebook runs) --
+
+
+def test_a_symlink_to_the_solutions_is_not_graded(tmp_path):
+    """A link to solutions/ would be read by the grader (not by the confined kernel): full marks."""
+    (tmp_path / "eve").mkdir()
+    (tmp_path / "eve" / f"{CHAPTER}.ipynb").symlink_to(SOLUTIONS / f"{CHAPTER}.ipynb")
+    grader = Grader(SOLUTIONS, tmp_path / "out", LIMITS, jobs=1, log=lambda line: None)
+    rows = next(iter(grader.grade_all(find_submissions(tmp_path, SOLUTIONS)).values()))
+    assert earned(rows) == 0 and {r["status"] for r in rows} == {"denied"}
+    assert "symbolic link" in rows[0]["reason"]
+
+
+def test_a_huge_file_is_not_read(tmp_path, monkeypatch):
+    import learntorch.grading.grader as grader_module
+
+    monkeypatch.setattr(grader_module, "MAX_NOTEBOOK_BYTES", 1000)
+    (tmp_path / "eve").mkdir()
+    shutil.copy(SOLUTIONS / f"{CHAPTER}.ipynb", tmp_path / "eve" / f"{CHAPTER}.ipynb")
+    grader = Grader(SOLUTIONS, tmp_path / "out", LIMITS, jobs=1, log=lambda line: None)
+    rows = next(iter(grader.grade_all(find_submissions(tmp_path, SOLUTIONS)).values()))
+    assert earned(rows) == 0 and {r["status"] for r in rows} == {"not-a-notebook"}
+
+
+def test_learner_names_cannot_share_a_feedback_file_or_inject_formulas(tmp_path):
+    from learntorch.grading.layout import Submission
+
+    row = {"exercise": "e", "points": 0.0, "max_points": 1.0, "status": "empty", "reason": ""}
+    subs = [Submission(name, CHAPTER, tmp_path / f"{i}.ipynb", CHAPTER)
+            for i, name in enumerate(["a b", "a_b", "a/b", "\t=cmd|' /C calc'!A0", "\r=1+1", "=1+1",
+                                      "eve\rbob,01_tensors,e,1,1,passed"])]
+    write_outputs({sub: [row] for sub in subs}, tmp_path)
+    assert len(list((tmp_path / "feedback").rglob("*.md"))) == len(subs)
+    text = (tmp_path / "gradebook.csv").read_bytes().decode("utf-8")  # keeps the "\r" in a name
+    learners = [r[0] for r in csv.reader(io.StringIO(text, newline=""))][1:]
+    assert len(learners) == len(subs)
+    assert all(name[:1] not in "=+-@" and name.isprintable() for name in learners), learners
+    assert "bob" not in learners

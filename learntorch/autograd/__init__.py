@@ -5,7 +5,8 @@
 * :class:`Function` — an operation with a hand-written backward (every
   built-in operation is one);
 * :func:`gradcheck` — compare a backward with finite differences;
-* grad mode: :class:`no_grad`, :class:`enable_grad`, :class:`set_grad_enabled`.
+* grad mode: :class:`no_grad`, :class:`enable_grad`, :class:`set_grad_enabled`;
+* ``functional`` — whole Jacobians and Hessians (``jacobian``, ``hessian``, ``vjp`` …).
 """
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import run_backward
 from .function import BackwardFunction, Function, FunctionCtx, once_differentiable
-from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                        set_grad_enabled)
 from .gradcheck import gradcheck, gradgradcheck
 from .node import AccumulateGrad, Node, RemovableHandle
 
@@ -22,7 +24,8 @@ if TYPE_CHECKING:
     from ..tensor import Tensor
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "BackwardFunction", "once_differentiable",
-           "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode", "gradcheck",
+           "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled", "gradcheck",
            "gradgradcheck", "set_detect_anomaly", "detect_anomaly", "Node", "AccumulateGrad", "RemovableHandle", "Variable"]
 
 TensorOrTensors = Union["Tensor", Sequence["Tensor"]]
@@ -125,3 +128,6 @@ class Variable(metaclass=_VariableMeta):
     now, so ``Variable(x)`` only returns a plain tensor: ``x.detach()`` (same storage, no
     history), with ``requires_grad`` as given, as PyTorch's ``Variable`` does.
     ``isinstance(t, Variable)`` is True for every tensor."""
+
+
+from . import functional  # noqa: E402  - torch.autograd.functional.jacobian / hessian, after grad() exists

@@ -18,6 +18,7 @@ object that ``forward`` stored its tensors on.
 """
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from . import anomaly_mode, grad_mode
@@ -327,6 +328,36 @@ def _is_one_of(obj: Any, items: tuple) -> bool:
 
 
 def once_differentiable(fn: Any) -> Any:
-    """Accepted for compatibility: learntorch's backward formulas run without a graph
-    unless ``create_graph=True``, so this decorator changes nothing."""
-    return fn
+    """Mark a ``backward`` that cannot itself be differentiated (it uses NumPy, say).
+
+    The backward runs with grad mode off, so its results record no graph even
+    under ``create_graph=True``.  If an arriving gradient does require grad (a
+    double backward through this Function is under way), the results pass
+    through :class:`_OnceDifferentiableError`, which raises only if someone
+    then differentiates through them -- PyTorch does the same.
+    """
+    from ..tensor import Tensor  # here, not at the top: tensor.py imports this module
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *grads: Any) -> Any:
+        with grad_mode.no_grad():
+            result = fn(ctx, *grads)
+        if not grad_mode.is_grad_enabled() or not any(isinstance(g, Tensor) and g.requires_grad for g in grads):
+            return result
+        results = result if isinstance(result, tuple) else (result,)
+        wrapped = tuple(_OnceDifferentiableError.apply(r) if isinstance(r, Tensor) else r for r in results)
+        return wrapped if isinstance(result, tuple) else wrapped[0]
+
+    return wrapper
+
+
+class _OnceDifferentiableError(Function):
+    """Identity forward; a backward that explains why a second derivative is impossible."""
+
+    @staticmethod
+    def forward(ctx: Any, x: "Tensor") -> "Tensor":
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx: Any, grad: "Tensor") -> "Tensor":
+        raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")

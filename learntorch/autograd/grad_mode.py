@@ -10,13 +10,15 @@ import functools
 import threading
 from typing import Any, Callable, TypeVar
 
-__all__ = ["is_grad_enabled", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode"]
+__all__ = ["is_grad_enabled", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 class _State(threading.local):
     enabled = True  # per thread, as in PyTorch (DataParallel's replicas run in threads)
+    inference = False  # inside ``inference_mode()``: only reported, it records no graph like no_grad
 
 
 _state = _State()
@@ -31,6 +33,13 @@ class _GradModeContext:
     """Base of the context managers: set a mode on enter, restore the old one on exit."""
 
     _mode: bool
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        """``@torch.no_grad`` written without parentheses hands the function itself to the
+        class: decorate it with a default instance, since PyTorch accepts both spellings."""
+        if len(args) == 1 and not kwargs and callable(args[0]):
+            return cls()(args[0])
+        return super().__new__(cls)
 
     def __enter__(self) -> None:
         self._prev = _state.enabled
@@ -69,11 +78,39 @@ class enable_grad(_GradModeContext):
     _mode = True
 
 
+def is_inference_mode_enabled() -> bool:
+    """True inside ``inference_mode()`` (learntorch treats it as ``no_grad``)."""
+    return _state.inference
+
+
 class inference_mode(no_grad):
-    """Accepted for compatibility; behaves as ``no_grad`` in learntorch."""
+    """Accepted for compatibility; behaves as ``no_grad`` in learntorch.
+
+    PyTorch's inference tensors also refuse later use in autograd; learntorch's
+    are ordinary tensors, so only the grad mode and ``is_inference_mode_enabled``
+    change here.
+    """
 
     def __init__(self, mode: bool = True) -> None:
+        self._inference = bool(mode)
         self._mode = not mode
+
+    def __enter__(self) -> None:
+        super().__enter__()
+        self._prev_inference = _state.inference
+        _state.inference = self._inference
+
+    def __exit__(self, *exc: Any) -> None:
+        _state.inference = self._prev_inference
+        super().__exit__(*exc)
+
+    def __call__(self, func: F) -> F:
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with inference_mode(self._inference):
+                return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
 
 
 class set_grad_enabled(_GradModeContext):

@@ -35,6 +35,30 @@ Defended (the worst outcome is a wrong value, scored 0):
   test cell builds a fresh probe from source, so a probe the answers
   patched is never used (tests/fixtures/submissions/patch_probe.ipynb
   earns 6 of 12 points against a grader without this, 0 with it);
+- the direct routes to rigging the tests from an answer cell -- a global or
+  builtin ``exec``/``compile``/``__import__`` that rigs each fresh probe,
+  IPython input transformers or events that rewrite the test cells, trace
+  functions, frames, ``gc``, ``ctypes``, objects whose ``__eq__``/
+  ``__bool__``/``__array__`` lie, spies put on ``numpy.allclose`` (which is
+  handed the expected value) and ``IPython.display.display`` (which carries
+  the records out), reading the cells' sources (``In``, ``inspect``,
+  ``traceback``) to leak hidden tests through error messages: the answers
+  are screened before grading (``learntorch.grading.screen``) and such a
+  submission earns 0 points, its rows say which line and why
+  (tests/fixtures/submissions/exec_shadow.ipynb earns 2 points for a wrong
+  ``my_sum`` without the screen, 0 with it). The screen is a list, so it is
+  a speed bump, not a wall (see "Not defended");
+- submissions that are symbolic links (one to ``solutions/`` would be read
+  by this process, which may read it): ``denied``, never read; files over
+  ``MAX_NOTEBOOK_BYTES``: never read, so they cannot exhaust this process;
+- learner names (folder or file names) that would break the gradebook: a
+  formula prefix is quoted, control characters are escaped (a raw ``\r``
+  in a name would otherwise start a forged row), and names that differ only
+  in characters a file name cannot hold get their own feedback files;
+- processes the answers start and detach (``fork`` + ``setsid``) that would
+  outlive the kernel: the runner is their "child subreaper" on Linux and
+  kills every one left when the run ends
+  (tests/fixtures/submissions/detached_child.ipynb);
 - forging the grader's records: they must carry the nonce chosen for this
   run and arrive once, in the grader's emission cell; anything else in that
   MIME type anywhere marks the submission ``tampered``. And a forged record
@@ -53,28 +77,41 @@ Defended (the worst outcome is a wrong value, scored 0):
 Not defended:
 
 - code inside one process cannot be walled off from code that ran before
-  it there. A learner who patches the interpreter itself -- builtins such
-  as ``exec``/``compile``/``__import__`` (to rig each fresh probe), NumPy's
-  array conversion, IPython's input transformers (to rewrite the test
-  cells), frame inspection (to reach the expected values a test computes)
-  -- can forge records and pass. That takes deliberate work against this
-  grader's published source; it leaves traces in the answer cells, which
-  the instructor can read. Short of it: yes/no checks (``check(condition)``,
-  e.g. "did not call torch.sum", and tests written as plain
-  ``raise AssertionError``) are decided in the kernel, so an answer whose
-  result fakes ``==`` can pass them; value checks (``check_close``) must
-  equal the reference's values. Rewriting a test to call the library
-  instead of the answer yields right values and passes: the grader checks
-  results, not how they were computed;
+  it there. The test cells compute their expected values in the kernel,
+  and the records leave it through functions that live there (the fresh
+  probe imports NumPy, base64 and IPython.display, whatever the answers
+  made of them). A learner who reaches the interpreter by a route the
+  screen does not list -- obfuscated names (``getattr`` with built-up
+  strings, ``sys.modules[...]`` through an alias, a module object bound to
+  another name before its attribute is assigned, code written to a file in
+  the scratch folder and imported from there), patching other functions
+  the probe or the tests call, tensors that remember the values they were
+  built from -- can forge records and pass. That takes deliberate work
+  against this grader's published source and leaves it in the answer
+  cells, which the instructor can read. Yes/no checks (``check(condition)``,
+  and tests written as plain ``raise AssertionError``) are decided in the
+  kernel. Rewriting a test to call the library instead of the answer yields
+  right values and passes: the grader checks results, not how they were
+  computed. An error message of the learner's own is shown in the feedback
+  (its first line, 300 characters): code that reads the hidden tests by an
+  unscreened route can leak them there -- an instructor who keeps hidden
+  tests secret should not send feedback of ``+screened``/``tampered`` rows
+  unread;
 - where Landlock is missing (macOS, Windows, Linux before 5.13) the kernel
   runs with the grader's file permissions: run the grader as a user that
   cannot read ``solutions/`` or other learners' files, or in a container;
 - time and memory limits are per process: a submission can slow the
   machine down for its time limit, not beyond it. A process that the
   learner's code starts and detaches may outlive its kernel until its own
-  CPU-time limit ends it (still confined, and unable to signal other
-  processes where Landlock scoping exists); the number of processes is not
-  limited.
+  CPU-time limit ends it only where the runner cannot be its subreaper
+  (not Linux) or was itself killed (still confined, and unable to signal
+  other processes where Landlock scoping exists).
+- the number of processes is not limited while a kernel runs (RLIMIT_NPROC
+  counts all of the grader's user's processes, so a limit would fail honest
+  kernels on a busy machine): a fork bomb slows the machine until the
+  notebook's time limit; then the runner kills what is left. If the runner
+  itself is killed (it hung past the notebook's limit plus two minutes), its
+  kernel's leftovers live on until their CPU-time limit.
 
 Resumable and idempotent: each submission's result is cached under a hash
 of its bytes, the solution's bytes, the probe's source and the limits; an
@@ -115,9 +152,11 @@ from learntorch.grading.notebooks import (
     read_notebook,
     validate,
 )
+from learntorch.grading.screen import screen
 from learntorch.grading.verdict import PROBE_SOURCE, cell_verdicts, instrument
 
-GRADER_VERSION = "1"
+GRADER_VERSION = "2"
+MAX_NOTEBOOK_BYTES = 16 * 2**20  # exercise notebooks are kilobytes; reading costs ~1 s a MB
 COLUMNS = ("learner", "chapter", "exercise", "points", "max_points", "status")
 
 #: Every value the status column can hold (a test cell's may end in "+output-limit").
@@ -130,6 +169,8 @@ STATUSES = {
     "tampered": "the grader's records were forged or duplicated",
     "+fake-output": "(suffix) an answer cell printed text that looks like a score or a passed check",
     "+output-limit": "(suffix) the notebook's output passed the limit and was cut",
+    "+screened": "(suffix) an answer uses a hook that can rig the tests (exec, frames, IPython's "
+                 "transformers, patched NumPy/display...): no points; an instructor may regrade by hand",
     "timeout": "a cell or the notebook ran out of time",
     "memory": "MemoryError: the memory limit was reached",
     "exit": "the answer called sys.exit() / exit()",
@@ -181,7 +222,15 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 
 def _safe_name(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]", "_", text).lstrip(".") or "_"
+    """``text`` as one file name; a name that had to change gets a hash of the original.
+
+    Without the hash, learners "a b" and "a_b" would share (and overwrite)
+    one feedback file.
+    """
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", text).lstrip(".") or "_"
+    if safe == text:
+        return safe
+    return f"{safe}-{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:8]}"
 
 
 class Grader:
@@ -292,7 +341,19 @@ class Grader:
                  "status": status, "reason": reason} for c in solution.cells if is_graded(c)]
 
     def _precheck(self, sub: Submission, solution: Any) -> tuple[Any, list[dict[str, Any]] | None]:
-        """(the learner's notebook, None) when it can be graded, else (None, rows of zeros)."""
+        """(the learner's notebook, None) when it can be graded, else (None, rows of zeros).
+
+        A symbolic link is not read: one pointing at ``solutions/`` would hand
+        the instructor's answers to the grader, which (unlike the kernel) may
+        read them. A file larger than ``MAX_NOTEBOOK_BYTES`` is not read either,
+        so one huge file cannot exhaust the grader's memory.
+        """
+        if sub.path.is_symlink():
+            return None, self._rows(solution, "denied", "the submission is a symbolic link, not a "
+                                    "file: submit the notebook itself")
+        if sub.path.stat().st_size > MAX_NOTEBOOK_BYTES:
+            return None, self._rows(solution, "not-a-notebook", f"the file is larger than "
+                                    f"{MAX_NOTEBOOK_BYTES // 2**20} MiB: not an exercise notebook")
         data = sub.path.read_bytes()
         if not data.strip():
             return None, self._rows(solution, "empty", "the file is empty")
@@ -317,20 +378,31 @@ class Grader:
             return [{"exercise": "", "points": 0.0, "max_points": 0.0, "status": "unknown-chapter",
                      "reason": f"no solutions/{sub.chapter_name}.ipynb to grade it against"}]
         solution_path = self.solutions_dir / f"{sub.chapter}.ipynb"
+        solution = read_notebook(solution_path)
+        if sub.path.is_symlink() or sub.path.stat().st_size > MAX_NOTEBOOK_BYTES:
+            return self._precheck(sub, solution)[1] or []  # never read, never cached
         key = _sha256(GRADER_VERSION.encode(), sub.path.read_bytes(), solution_path.read_bytes(),
                       PROBE_SOURCE.encode(), json.dumps(asdict(self.limits)).encode())
         cache = self.state / "results" / f"{key}.json"
         if cache.exists():
             return json.loads(cache.read_text(encoding="utf-8"))
-        solution = read_notebook(solution_path)
         learner, rows = self._precheck(sub, solution)
         if rows is None:
             reference = self.reference(sub.chapter)
             started = time.monotonic()
-            run, facts, nonce = self.execute(with_answers(solution, learner))
+            graded = with_answers(solution, learner)
+            run, facts, nonce = self.execute(graded)
             rows = [{"exercise": v.grade_id, "points": v.points if v.passed else 0.0,
                      "max_points": v.points, "status": v.status, "reason": v.reason}
                     for v in cell_verdicts(run, nonce, reference, facts)]
+            flagged = screen(graded)
+            if flagged:
+                why = "; ".join(flagged[:3]) + (" ..." if len(flagged) > 3 else "")
+                for row in rows:
+                    row["status"] = "tampered" if row["status"] == "passed" else row["status"] + "+screened"
+                    row["points"] = 0.0
+                    row["reason"] = f"not allowed in an answer: {why}" + (
+                        f" ({row['reason']})" if row["reason"] else "")
             earned = sum(r["points"] for r in rows)
             self.log(f"graded {sub.learner} {sub.chapter_name}: {earned:g}/"
                      f"{sum(r['max_points'] for r in rows):g} ({time.monotonic() - started:.1f} s)")
@@ -367,8 +439,10 @@ def gradebook_csv(results: dict[Submission, list[dict[str, Any]]]) -> bytes:
     writer.writerow(COLUMNS)
     for sub in sorted(results):
         for row in results[sub]:
-            learner = sub.learner
-            if learner[:1] in "=+-@":  # a spreadsheet would read it as a formula
+            # A raw "\r" is not quoted by this writer, and readers take it for a new row: a folder
+            # named "eve\rbob,01_tensors,ch01-ex1-tests,2,2,passed" would add a forged one.
+            learner = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in sub.learner)
+            if learner[:1] in ("=", "+", "-", "@"):  # a spreadsheet would read it as a formula
                 learner = "'" + learner
             writer.writerow([learner, sub.chapter_name, row["exercise"], f"{row['points']:g}",
                              f"{row['max_points']:g}", row["status"]])

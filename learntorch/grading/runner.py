@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -54,6 +55,62 @@ class _CappedClient(NotebookClient):
         return super().output(outs, msg, display_id, cell_index)
 
 
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def adopt_orphans() -> bool:
+    """Make this process the parent of every orphan the kernel leaves (Linux); True if it worked.
+
+    A learner's code may fork a child that detaches (``os.setsid``) and
+    outlives its kernel, burning CPU the other submissions need until its
+    own CPU-time limit ends it. As a "child subreaper" this process inherits
+    such orphans, so :func:`kill_leftovers` can end them with the run.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:  # the field after the state: ppid
+                found.append(int(entry.name))
+    return found
+
+
+def kill_leftovers(rounds: int = 200) -> int:
+    """SIGKILL every remaining child of this process, and reap it; return how many there were.
+
+    Killing an orphan's parent hands its own children to this process (see
+    :func:`adopt_orphans`), so the scan repeats until none is left.
+    """
+    killed = 0
+    for _ in range(rounds):
+        children = _children(os.getpid())
+        if not children:
+            break
+        for pid in children:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except ProcessLookupError:
+                pass
+        for pid in children:
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+    return killed
+
+
 def run(job: dict[str, Any]) -> dict[str, Any]:
     """Execute ``job["notebook"]`` as the module docstring says; return the facts of the run."""
     private = Path(job["private"])
@@ -77,6 +134,7 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
     facts: dict[str, Any] = {"kernel_died": False, "timed_out": False, "truncated": False,
                              "started": False}
     deadline = time.monotonic() + job["notebook_timeout"]
+    adopt_orphans()
     try:
         with client.setup_kernel():
             facts["started"] = True
@@ -95,6 +153,8 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
         facts["kernel_died"] = True
         facts["start_error"] = str(error)[:500]
     facts["truncated"] = bool(getattr(client, "truncated", False))
+    if sys.platform.startswith("linux"):
+        facts["leftover_processes"] = kill_leftovers()
     Path(job["result"]).write_bytes(notebook_bytes(nb))
     return facts
 

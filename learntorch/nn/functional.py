@@ -1121,6 +1121,11 @@ class BinaryCrossEntropyWithLogits(Function):
         return gx, gy
 
 
+def _type_name(t: Tensor) -> str:
+    """PyTorch's name for a tensor's element type in messages: "Float", "Long", "Bool" ..."""
+    return t.type().rsplit(".", 1)[1][:-len("Tensor")]
+
+
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
                                      size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                                      reduction: str = "mean", pos_weight: Optional[Tensor] = None) -> Tensor:
@@ -1129,6 +1134,10 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Opti
     reduction = _get_reduction(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    if not target.dtype.is_floating_point:  # labels made with torch.tensor([1, 0]): a common slip
+        raise RuntimeError(f"result type {_type_name(input)} can't be cast to the desired output type "
+                           f"{_type_name(target)}\n"
+                           "Binary cross-entropy needs float targets (0.0 or 1.0): use target.float().")
     return BinaryCrossEntropyWithLogits.apply(input, target, weight=weight, pos_weight=pos_weight,
                                               reduction=reduction)
 
@@ -1172,6 +1181,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor]
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
                          f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    if not target.dtype.is_floating_point:
+        raise RuntimeError(f"Found dtype {_type_name(target)} but expected {_type_name(input)}\nBinary "
+                           "cross-entropy needs float targets (0.0 or 1.0): use target.float().")
     if weight is not None:
         shape = infer_size(tuple(target.shape), tuple(weight.shape))
         weight = weight.expand(shape)

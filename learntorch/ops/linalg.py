@@ -175,7 +175,8 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
 
 
 def _short(t: Tensor) -> str:
-    return {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int"}.get(t.dtype.name, t.dtype.name)
+    """PyTorch's scalar-type name in messages: torch.HalfTensor -> "Half", torch.LongTensor -> "Long"."""
+    return t.type().rsplit(".", 1)[1][:-len("Tensor")]  # also for torch.cuda.HalfTensor
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:

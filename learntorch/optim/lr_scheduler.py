@@ -64,6 +64,21 @@ class LRScheduler:
     def get_lr(self) -> list[float]:
         raise NotImplementedError
 
+    def _warn_if_called_outside_step(self) -> None:
+        """``get_lr()`` computes the *next* step's rates from the current ones, so calling it
+        yourself gives a surprising value: PyTorch warns, and so do we."""
+        if not getattr(self, "_get_lr_called_within_step", False):
+            warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                          UserWarning, stacklevel=3)
+
+    def _get_lr_in_step(self, closed_form: bool = False) -> list[float]:
+        """Call ``get_lr`` (or the closed form) as ``step()`` does: with the flag that silences the warning."""
+        self._get_lr_called_within_step = True
+        try:
+            return self._get_closed_form_lr() if closed_form else self.get_lr()  # type: ignore[attr-defined]
+        finally:
+            self._get_lr_called_within_step = False
+
     def get_last_lr(self) -> list[float]:
         """The rates the last ``step()`` set."""
         return self._last_lr
@@ -78,10 +93,10 @@ class LRScheduler:
     def _update_lr(self, epoch: Optional[int] = None) -> None:
         if epoch is None:
             self.last_epoch += 1
-            values = self.get_lr()
+            values = self._get_lr_in_step()
         else:  # a jump: the closed form, where there is one
             self.last_epoch = epoch
-            values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
+            values = self._get_lr_in_step(closed_form=hasattr(self, "_get_closed_form_lr"))
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
@@ -103,6 +118,7 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        self._warn_if_called_outside_step()
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return [group["lr"] for group in self.optimizer.param_groups]
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
@@ -124,6 +140,7 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        self._warn_if_called_outside_step()
         groups = self.optimizer.param_groups
         if self._is_initial:
             return [group["lr"] for group in groups]
@@ -150,7 +167,8 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
-        if self.last_epoch == 0:
+        self._warn_if_called_outside_step()
+        if self._is_initial:
             return [group["lr"] for group in self.optimizer.param_groups]
         return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
 
@@ -168,6 +186,7 @@ class MultiStepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        self._warn_if_called_outside_step()
         if self.last_epoch not in self.milestones:
             return [group["lr"] for group in self.optimizer.param_groups]
         return [group["lr"] * self.gamma ** self.milestones[self.last_epoch] for group in self.optimizer.param_groups]
@@ -191,6 +210,7 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        self._warn_if_called_outside_step()
         return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs)]
 
     def state_dict(self) -> dict[str, Any]:
@@ -208,7 +228,8 @@ class MultiplicativeLR(LambdaLR):
     """Multiply the current rate by ``lr_lambda(epoch)`` every epoch."""
 
     def get_lr(self) -> list[float]:
-        if self.last_epoch > 0:
+        self._warn_if_called_outside_step()
+        if not self._is_initial:
             return [group["lr"] * fn(self.last_epoch) for fn, group in zip(self.lr_lambdas,
                                                                            self.optimizer.param_groups)]
         return [group["lr"] for group in self.optimizer.param_groups]
@@ -227,6 +248,7 @@ class LinearLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        self._warn_if_called_outside_step()
         groups = self.optimizer.param_groups
         if self.last_epoch == 0:
             return [group["lr"] * self.start_factor for group in groups]
@@ -325,6 +347,7 @@ class ConstantLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        self._warn_if_called_outside_step()
         groups = self.optimizer.param_groups
         if self.last_epoch == 0:
             return [group["lr"] * self.factor for group in groups]
@@ -350,6 +373,7 @@ class PolynomialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        self._warn_if_called_outside_step()
         groups = self.optimizer.param_groups
         if self._is_initial or self.last_epoch > self.total_iters:
             return [group["lr"] for group in groups]
@@ -389,6 +413,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list[float]:
+        self._warn_if_called_outside_step()
         return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
                 for base_lr in self.base_lrs]
 
@@ -416,7 +441,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        for group, lr in zip(self.optimizer.param_groups, self._get_lr_in_step()):
             group["lr"] = lr
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
 
@@ -529,6 +554,7 @@ class CyclicLR(LRScheduler):
         return gamma ** x
 
     def get_lr(self) -> list[float]:
+        self._warn_if_called_outside_step()
         cycle = math.floor(1 + self.last_epoch / self.total_size)
         x = 1.0 + self.last_epoch / self.total_size - cycle
         if x <= self.step_ratio:
@@ -633,6 +659,7 @@ class OneCycleLR(LRScheduler):
         return (end - start) * pct + start
 
     def get_lr(self) -> list[float]:
+        self._warn_if_called_outside_step()
         step_num = self.last_epoch
         if step_num > self.total_steps:
             raise ValueError(f"Tried to step {step_num} times. The specified number of total steps is "

@@ -45,7 +45,7 @@ class Optimizer:
         self.defaults = defaults
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
-                            "but got " + type(params).__name__)
+                            "but got " + params.type())  # e.g. torch.FloatTensor, as PyTorch names it
         self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
         param_groups = list(params)
@@ -59,6 +59,8 @@ class Optimizer:
     def __repr__(self) -> str:
         lines = [self.__class__.__name__ + " ("]
         for i, group in enumerate(self.param_groups):
+            if i:
+                lines.append("")  # PyTorch separates groups with a blank line
             lines.append(f"Parameter Group {i}")
             for key in sorted(group):
                 if key != "params":

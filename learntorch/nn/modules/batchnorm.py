@@ -69,6 +69,14 @@ class _NormBase(Module):
     def _check_input_dim(self, input: Tensor) -> None:
         raise NotImplementedError
 
+    def _complete_old_checkpoint(self, local: dict, prefix: str) -> None:
+        """A state_dict without ``num_batches_tracked`` (saved before that buffer existed, or a
+        plain dict written by hand) keeps the current count instead of reporting it missing:
+        PyTorch does the same for dicts that carry no version metadata."""
+        key = prefix + "num_batches_tracked"
+        if self.track_running_stats and key not in local:
+            local[key] = self.num_batches_tracked
+
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
                 f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")

@@ -455,6 +455,7 @@ class Module:
         from ...autograd.grad_mode import no_grad
 
         def load(module: "Module", local: dict, prefix: str) -> None:
+            module._complete_old_checkpoint(local, prefix)
             persistent = {k: v for k, v in module._buffers.items() if k not in module._non_persistent_buffers_set}
             own = {k: v for k, v in list(module._parameters.items()) + list(persistent.items()) if v is not None}
             for name, target in own.items():
@@ -495,6 +496,12 @@ class Module:
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
         return _IncompatibleKeys(missing, unexpected)
+
+    def _complete_old_checkpoint(self, local: dict, prefix: str) -> None:
+        """Fill in entries that checkpoints from older versions of this module lack (none here).
+
+        ``load_state_dict`` calls it on each module before looking for missing keys;
+        BatchNorm overrides it (its ``num_batches_tracked`` came later)."""
 
     # ------------------------------------------------------------------ hooks
     def _add(self, table: str, hook: Callable, prepend: bool) -> RemovableHandle:
