@@ -392,6 +392,33 @@ _METHODS: dict[str, Any] = {
 
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
+
+# Operations whose method is the function itself (x.tril(), x.atan2(y), x.scatter_(...)), named
+# here beside the table so that the methods are attached in one file (creation.py adds its random
+# fills itself: it is imported before tensor.py is complete).  A name the
+# class or the table above already defines keeps that definition.
+from .ops import arrange, scatter, statistics  # noqa: E402  (they import tensor.py, which imports this file last)
+
+_SAME_AS_FUNCTION = [
+    *(getattr(pointwise, n) for n in ("tan", "asin", "acos", "atan", "sinh", "cosh", "atan2", "lerp", "frac",
+                                      "fmod", "clamp_min", "clamp_max", "bitwise_not", "bitwise_and",
+                                      "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")),
+    *(getattr(arrange, n) for n in ("tril", "triu", "diag", "diagonal", "trace", "roll", "tile",
+                                    "repeat_interleave", "diff", "cumprod", "unique", "isin", "erf", "logical_and",
+                                    "logical_or", "logical_xor", "fliplr", "flipud", "moveaxis")),
+    *(getattr(statistics, n) for n in statistics.__all__),
+    scatter.scatter, scatter.scatter_add, scatter.index_add,
+]
+_MORE_METHODS = {fn.__name__: fn for fn in _SAME_AS_FUNCTION}
+_MORE_METHODS.update({
+    "scatter_": scatter._inplace_method(scatter.scatter), "scatter_add_": scatter._inplace_method(scatter.scatter_add),
+    "index_add_": scatter._inplace_method(scatter.index_add),
+    "where": lambda self, condition, other: pointwise.where(condition, self, other),  # x where condition, else other
+})
+for _name, _fn in _MORE_METHODS.items():
+    if not hasattr(Tensor, _name):
+        setattr(Tensor, _name, _fn)
+Tensor.__lshift__, Tensor.__rshift__ = pointwise.bitwise_left_shift, pointwise.bitwise_right_shift
 Tensor.T = property(_T)
 Tensor.mT = property(_mT)
 Tensor.__hash__ = object.__hash__  # defining __eq__ must not make tensors unhashable

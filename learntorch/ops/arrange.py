@@ -310,10 +310,6 @@ def _logical(name: str) -> Any:
 
 logical_and, logical_or, logical_xor = _logical("logical_and"), _logical("logical_or"), _logical("logical_xor")
 
-for _name in ("tril", "triu", "diag", "diagonal", "trace", "roll", "tile", "repeat_interleave", "diff", "cumprod",
-              "unique", "isin", "erf", "logical_and", "logical_or", "logical_xor"):
-    if not hasattr(Tensor, _name):
-        setattr(Tensor, _name, globals()[_name])
 
 
 # ---------------------------------------------------------------------------- small shape helpers
@@ -345,7 +341,4 @@ def moveaxis(input: Tensor, source: Any, destination: Any) -> Tensor:
     return input.movedim(source, destination)
 
 
-for _name in ("fliplr", "flipud", "moveaxis"):
-    if not hasattr(Tensor, _name):
-        setattr(Tensor, _name, globals()[_name])
 __all__ += ["broadcast_tensors", "column_stack", "fliplr", "flipud", "moveaxis"]

@@ -737,9 +737,6 @@ Cosh = _unary("Cosh", "CoshBackward0", lambda xp, a: xp.cosh(a), lambda x: (x.ex
 tan, asin, acos, atan, sinh, cosh = (_make_unary_function(c) for c in (Tan, Asin, Acos, Atan, Sinh, Cosh))
 arcsin, arccos, arctan = asin, acos, atan
 __all__ += ["tan", "asin", "acos", "atan", "sinh", "cosh"]
-for _fn in (tan, asin, acos, atan, sinh, cosh):  # also as methods: x.tan() ...
-    if not hasattr(Tensor, _fn.__name__):
-        setattr(Tensor, _fn.__name__, _fn)
 
 
 # ---------------------------------------------------------------------------- atan2, lerp, frac, fmod
@@ -789,11 +786,6 @@ def clamp_max(input: Tensor, max: Any) -> Tensor:  # noqa: A002
 
 
 __all__ += ["atan2", "lerp", "frac", "fmod", "clamp_min", "clamp_max"]
-for _fn in (atan2, lerp, frac, fmod, clamp_min, clamp_max):
-    if not hasattr(Tensor, _fn.__name__):
-        setattr(Tensor, _fn.__name__, _fn)
-if not hasattr(Tensor, "where"):  # x.where(condition, y): x where condition holds, else y
-    Tensor.where = lambda self, condition, other: where(condition, self, other)
 
 
 # ---------------------------------------------------------------------------- bitwise operations by name
@@ -829,7 +821,3 @@ def bitwise_right_shift(input: Tensor, other: Any) -> Tensor:
 
 
 __all__ += ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"]
-for _fn in (bitwise_not, bitwise_and, bitwise_or, bitwise_xor, bitwise_left_shift, bitwise_right_shift):
-    if not hasattr(Tensor, _fn.__name__):
-        setattr(Tensor, _fn.__name__, _fn)
-Tensor.__lshift__, Tensor.__rshift__ = bitwise_left_shift, bitwise_right_shift

@@ -123,8 +123,3 @@ def _inplace_method(fn: Any) -> Any:
     return method
 
 
-for _fn in (scatter, scatter_add, index_add):
-    if not hasattr(Tensor, _fn.__name__):
-        setattr(Tensor, _fn.__name__, _fn)
-    if not hasattr(Tensor, _fn.__name__ + "_"):
-        setattr(Tensor, _fn.__name__ + "_", _inplace_method(_fn))

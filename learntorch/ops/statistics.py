@@ -163,6 +163,3 @@ def corrcoef(input: Tensor) -> Tensor:
     return (c / d.unsqueeze(1) / d.unsqueeze(0)).clamp(-1, 1)
 
 
-for _name in __all__:
-    if not hasattr(Tensor, _name):
-        setattr(Tensor, _name, globals()[_name])
