@@ -24,6 +24,8 @@ PYTEST_ARGS ?=
 NBVAL_CELL_TIMEOUT ?= 300
 # ORACLE=0 skips installing torch (the differential tests then skip).
 ORACLE ?= 1
+# The seed of the perturbed-arithmetic notebook pass (tests/perturbed/perturb.py).
+PERTURB_SEED ?= 1
 # Extra arguments for `make lab`, e.g. LAB_ARGS=--no-browser.
 LAB_ARGS ?=
 
@@ -34,15 +36,21 @@ export JUPYTER_PREFER_ENV_PATH := 1
 LAB_START := $(if $(wildcard notebooks/01_tensors.ipynb),/lab/tree/notebooks/01_tensors.ipynb,/lab/tree/notebooks)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: help setup dot oracle lab test test-pytest test-notebooks test-release test-gpu exercises bench lock clean
+.PHONY: help setup dot oracle lab test test-pytest test-notebooks test-notebooks-perturbed test-release test-gpu test-explore
+.PHONY: notebooks exercises bench lock clean
 .PHONY: grade
 .PHONY: slides site
 
 help: ## list the commands
 	@echo "learntorch -- make targets:"
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)$$/  make \1\t\2/' | expand -t 18
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)$$/  make \1\t\2/' | expand -t 28
 	@echo
-	@echo "Variables: JOBS=$(JOBS) (pytest workers), PYTEST_ARGS, LAB_ARGS, ORACLE=0|1, PYTHON=$(PYTHON)"
+	@echo "Variables: JOBS=$(JOBS) (pytest workers), PYTEST_ARGS, LAB_ARGS, ORACLE=0|1, PERTURB_SEED=$(PERTURB_SEED), PYTHON=$(PYTHON)"
+	@echo
+	@echo "make test runs four steps: pytest tests/ (Hypothesis derandomized), the notebooks under nbval,"
+	@echo "the notebooks under nbval again with PERTURBED ARITHMETIC (a test-only mode: matmul, reductions and"
+	@echo "transcendental functions nudged by a few ulps, seeded, standing in for another CPU's BLAS and libm;"
+	@echo "see tests/perturbed/perturb.py), and the exercises/solutions check."
 
 setup: $(STAMP) dot ## create .venv from requirements/lock.txt, install learntorch (editable) and its Jupyter kernel, ensure Graphviz's dot
 
@@ -101,21 +109,27 @@ oracle: $(STAMP) ## try to install torch==2.13.0 (requirements/oracle.txt), the 
 lab: setup ## open the course in JupyterLab (LAB_ARGS=--no-browser to not open a browser)
 	$(VENV)/bin/jupyter lab --ServerApp.root_dir=. --LabApp.default_url=$(LAB_START) $(ROOT_FLAG) $(LAB_ARGS)
 
-# `make test` runs its three steps in order and keeps going after a failing
+# `make test` runs its four steps in order and keeps going after a failing
 # one (make -k), so one run reports everything; any failure fails it.
-test: setup oracle ## run every test: pytest tests/, the notebooks (nbval), the exercises/solutions check
+test: setup oracle ## run every test: pytest tests/, the notebooks (nbval), again with perturbed arithmetic, the exercises check
 	@$(PY) -c "import torch" 2>/dev/null || echo "test: WARNING: torch is not installed: differential tests against PyTorch will skip." >&2
-	@$(MAKE) --no-print-directory -k test-pytest test-notebooks test-release
+	@$(MAKE) --no-print-directory -k test-pytest test-notebooks test-notebooks-perturbed test-release
 
 test-pytest:
-	@echo "== 1/3 pytest tests/"
+	@echo "== 1/4 pytest tests/"
 	$(PY) -m pytest -n $(JOBS) tests/ $(PYTEST_ARGS)
+
+# Hypothesis draws new examples (the `explore` profile, tests/conftest.py);
+# `make test` runs the derandomized `ci` profile, the same examples every time.
+test-explore: setup ## run the property tests with fresh random examples (not part of make test)
+	HYPOTHESIS_PROFILE=explore $(PY) -m pytest -n $(JOBS) tests/ -m hypothesis $(PYTEST_ARGS)
 
 # nbval re-runs the stored notebooks and compares their outputs. Folders that
 # do not exist or hold no notebook yet are left out; exit code 5 (nothing
 # collected) is not a failure.
+NBVAL_STEP ?= 2/4 notebooks (nbval)
 test-notebooks:
-	@echo "== 2/3 notebooks (nbval)"
+	@echo "== $(NBVAL_STEP)"
 	@dirs=""; \
 	for d in notebooks solutions; do \
 	  if [ -d "$$d" ] && [ -n "$$(find "$$d" -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' -print -quit)" ]; then dirs="$$dirs $$d"; fi; \
@@ -133,8 +147,17 @@ test-notebooks:
 	  elif [ $$rc -ne 0 ]; then exit $$rc; fi; \
 	fi
 
+# The same notebooks, with the arithmetic of matmul, the reductions and the
+# transcendental functions nudged by a few ulps (tests/perturbed/perturb.py,
+# installed in each kernel by tests/perturbed/sitecustomize.py): a stored
+# output that passes here does not depend on this machine's BLAS, libm or
+# thread count. A test-only mode: learntorch itself knows nothing of it.
+test-notebooks-perturbed:
+	LEARNTORCH_PERTURB_SEED=$(PERTURB_SEED) PYTHONPATH="$(CURDIR)/tests/perturbed$${PYTHONPATH:+:$$PYTHONPATH}" \
+	  $(MAKE) --no-print-directory test-notebooks NBVAL_STEP="3/4 notebooks (nbval) with perturbed arithmetic (PERTURB_SEED=$(PERTURB_SEED))"
+
 test-release:
-	@echo "== 3/3 exercises/ in step with solutions/"
+	@echo "== 4/4 exercises/ in step with solutions/"
 	@if [ ! -f learntorch/grading/release.py ] && [ ! -d learntorch/grading/release ]; then \
 	  echo "release check: learntorch.grading.release not written yet: nothing to check"; \
 	elif [ ! -d solutions ] && [ ! -d exercises ]; then \
@@ -148,6 +171,9 @@ test-gpu: setup ## on a machine with an NVIDIA GPU: install the cuda extra (CuPy
 	@command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L || echo "test-gpu: WARNING: nvidia-smi not found: is there an NVIDIA GPU and driver here?" >&2
 	$(PIP) install -c requirements/lock.txt -e '.[cuda]'
 	LEARNTORCH_TEST_GPU=1 $(PY) -m pytest tests/ $(PYTEST_ARGS)
+
+notebooks: setup ## re-execute the chapters and solutions in place (NB="notebooks/05_nn.ipynb ..." for some), then make exercises
+	$(PY) scripts/execute_notebooks.py $(NB)
 
 exercises: setup ## regenerate exercises/ from solutions/
 	$(PY) -m learntorch.grading.release

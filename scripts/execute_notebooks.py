@@ -1,0 +1,49 @@
+"""Re-execute course notebooks in place, each top to bottom in one fresh kernel.
+
+    python scripts/execute_notebooks.py notebooks/05_nn.ipynb solutions/05_nn.ipynb
+    python scripts/execute_notebooks.py            # every chapter and solution
+
+This is how the stored outputs are made (``make notebooks``): the kernel starts
+in the notebook's own folder, as JupyterLab starts it, and every cell runs
+(cells tagged ``raises-exception`` may fail; any other error stops the run and
+leaves the file untouched).  After a chapter changes, run this, then
+``make exercises`` (exercises/ is generated from solutions/), then ``make test``.
+"""
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+import time
+
+import nbformat
+from nbclient import NotebookClient
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def execute(path: pathlib.Path, timeout: int) -> float:
+    nb = nbformat.read(path, as_version=4)
+    start = time.perf_counter()
+    NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    for cell in nb.cells:  # nbclient's timing metadata differs on every run: keep the files stable
+        cell.metadata.pop("execution", None)
+    nbformat.write(nb, path)
+    return time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("paths", nargs="*", type=pathlib.Path)
+    parser.add_argument("--timeout", type=int, default=300, help="seconds a cell may run")
+    args = parser.parse_args(argv)
+    paths = args.paths or sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "solutions").glob("*.ipynb"))
+    for path in paths:
+        seconds = execute(path.resolve(), args.timeout)
+        print(f"{path}: executed in {seconds:.1f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
