@@ -80,6 +80,12 @@ class Graph(graphviz.Digraph):
 
     _display_failed = False
 
+    def __repr__(self) -> str:
+        """A text form without a memory address, so a stored notebook output is the
+        same on every run (Jupyter stores it beside the picture)."""
+        nodes = sum(1 for line in self.body if "->" not in line and " [label=" in line)
+        return f"<learntorch.viz.Graph: {nodes} nodes>"
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None, **kwargs: Any) -> dict:
         self._display_failed = False
         if not dot_available():

@@ -230,3 +230,12 @@ def test_show_source():
     shown = viz.show_source(viz.to_svg)
     text = getattr(shown, "data", shown)
     assert "def to_svg" in text
+
+
+def test_graph_text_repr_has_no_address():
+    """Jupyter stores a picture's text form beside its SVG: it must be the same on every run."""
+    x = torch.ones(2, requires_grad=True)
+    g = viz.draw_backward((x * 2).sum())
+    text = repr(g)
+    assert "0x" not in text
+    assert text == "<learntorch.viz.Graph: 4 nodes>"  # result, SumBackward0, MulBackward0, AccumulateGrad
