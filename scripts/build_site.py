@@ -149,15 +149,26 @@ def chapter_notebooks() -> list[Path]:
 _WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
-def load_notebook(path: Path):
+_GLOSSARY_LINK = re.compile(r"\[([^\]]*)\]\(\.\./docs/glossary\.md(#[^)]*)?\)")
+
+
+def load_notebook(path: Path, glossary: str | None = None):
     """Read a notebook for export, and the resources nbconvert needs (its name for the title).
 
     Widget views (tqdm's progress bar) are dropped from outputs: they need a
     widget manager from a CDN, and without it they show nothing, whereas their
     text fallback shows what the widget said.
+
+    A chapter links the glossary as ``../docs/glossary.md`` (right in JupyterLab);
+    on the website that page is ``glossary`` (the href given), and a deck, which
+    may be opened on its own, keeps the link's text only.
     """
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = _GLOSSARY_LINK.sub(
+                lambda m: m.group(1) if glossary is None else f"[{m.group(1)}]({glossary}{m.group(2) or ''})",
+                cell.source)
         for out in cell.get("outputs", []):
             if _WIDGET_VIEW in out.get("data", {}) and len(out["data"]) > 1:
                 del out["data"][_WIDGET_VIEW]
@@ -370,7 +381,7 @@ def build_site(out: Path) -> Path:
         if exercise.is_file():
             own.append(("lt-exercises", f"exercises/{stem}.html", "exercises"))
         nav = _nav("", [prev_link, next_link, ("spacer", "", "")] + own)
-        nb, resources = load_notebook(path)
+        nb, resources = load_notebook(path, glossary="glossary.html")
         resources.update(site_nav=nav, site_css="assets/site.css")
         page, _ = exporter("").from_notebook_node(nb, resources=resources)
         (out / f"{stem}.html").write_text(page, encoding="utf-8")
@@ -380,7 +391,7 @@ def build_site(out: Path) -> Path:
             shutil.copy2(exercise, out / "exercises" / exercise.name)  # to download and run
             ex_nav = _nav("../", [("lt-chapter", f"{stem}.html", f"back to {title}"), ("spacer", "", ""),
                                   ("lt-download", f"exercises/{exercise.name}", "download the notebook")])
-            ex_nb, ex_resources = load_notebook(exercise)
+            ex_nb, ex_resources = load_notebook(exercise, glossary="../glossary.html")
             ex_resources.update(site_nav=ex_nav, site_css="../assets/site.css")
             ex_page, _ = exporter("../").from_notebook_node(ex_nb, resources=ex_resources)
             (out / "exercises" / f"{stem}.html").write_text(ex_page, encoding="utf-8")
