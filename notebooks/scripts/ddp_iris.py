@@ -5,10 +5,11 @@ Start it with a launcher (启动器); every process (a rank, 进程编号) runs 
     mpiexec -n 2 python ddp_iris.py weights.pt
     python -m learntorch.distributed.run -n 2 ddp_iris.py weights.pt
 
-Rank 0 saves the trained weights to the path given. The chapter's notebook
-imports ``load_data``, ``make_model`` and ``train`` from this file, so that its
-single-device and DataParallel runs use exactly the same data, initial weights
-and batches as the processes here.
+Rank 0 prints every rank's time and last loss, in rank order, and saves the
+trained weights to the path given. The chapter's notebook imports ``load_data``,
+``make_model`` and ``train`` from this file, so that its single-device and
+DataParallel runs use exactly the same data, initial weights and batches as the
+processes here.
 """
 from __future__ import annotations
 
@@ -72,8 +73,14 @@ def main(out: str) -> None:
     start = time.perf_counter()
     loss = train(model, X, y, rank, world)
     seconds = time.perf_counter() - start
-    print(f"rank {rank} of {world}: {EPOCHS} epochs in {seconds:.3f} s, last loss on my share {loss:.4f}", flush=True)
+    # Rank 0 reports for everyone, in rank order: ranks printing for themselves would write
+    # at the same time, and their lines would come out interleaved, in any order.
+    mine = torch.tensor([seconds, loss], dtype=torch.float64)
+    everyone = [torch.zeros(2, dtype=torch.float64) for _ in range(world)] if rank == 0 else None
+    dist.gather(mine, everyone, dst=0)
     if rank == 0:
+        for r, (secs, last) in enumerate(t.tolist() for t in everyone):
+            print(f"rank {r} of {world}: {EPOCHS} epochs in {secs:.3f} s, last loss on my share {last:.4f}")
         torch.save(model.module.state_dict(), out)
     dist.destroy_process_group()
 
