@@ -23,6 +23,7 @@ nothing of it.
 """
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -46,7 +47,7 @@ PERTURBED = re.compile(r"^(?:"
                        r"Sigmoid|LogSigmoid|Softplus|Gelu|Silu|Mish|Elu|Celu"
                        r")Backward\d*$")
 
-_state: dict[str, Any] = {"rng": None, "saved": None, "calls": 0}
+_state: dict[str, Any] = {"seed": 0, "saved": None, "calls": 0}
 
 
 def is_installed() -> bool:
@@ -66,14 +67,29 @@ def _is_short(array: np.ndarray) -> np.ndarray:
     return scaled == np.floor(scaled)
 
 
+def _steps(array: np.ndarray, seed: int) -> np.ndarray:
+    """How many ulps each element moves (-MAX_ULPS … MAX_ULPS): a hash of its bits and the seed.
+
+    A function of the value, not a random stream: like a real machine's libm or
+    BLAS, the same inputs give the same result every time (two identical runs
+    agree), while the seed picks which other machine is stood in for."""
+    bits = array.view(np.uint32 if array.dtype.itemsize == 4 else np.uint64).astype(np.uint64)
+    if array.dtype.itemsize == 8:
+        bits = (bits ^ (bits >> np.uint64(32))) & np.uint64(0xFFFFFFFF)
+    h = (bits * np.uint64(0x9E3779B1) + np.uint64(seed * 0x85EBCA77 + 1)) & np.uint64(0xFFFFFFFF)
+    h ^= h >> np.uint64(15)
+    h = (h * np.uint64(0x2C1B3C6D)) & np.uint64(0xFFFFFFFF)
+    h ^= h >> np.uint64(12)
+    return (h % np.uint64(2 * MAX_ULPS + 1)).astype(np.int64) - MAX_ULPS
+
+
 def _nudge(array: np.ndarray) -> np.ndarray:
     """``array`` moved by a few ulps per finite, rounded element (a new array).
 
     inf, nan and values that are exact everywhere (:func:`_is_short`, zero among
     them) stay what they are."""
-    rng = _state["rng"]
     _state["calls"] += 1
-    steps = rng.integers(-MAX_ULPS, MAX_ULPS + 1, size=array.shape).astype(array.dtype)
+    steps = _steps(np.ascontiguousarray(array), _state["seed"]).astype(array.dtype)
     with np.errstate(all="ignore"):
         moved = array + steps * np.spacing(np.abs(array))
         keep = ~np.isfinite(array) | _is_short(array)
@@ -102,6 +118,7 @@ def install(seed: int = 0) -> None:
     original_apply = fn.Function.apply.__func__
     original_node_apply = fn.BackwardFunction.apply
 
+    @functools.wraps(original_apply)
     def apply(cls: type, *args: Any, **kwargs: Any) -> Any:
         outputs = original_apply(cls, *args, **kwargs)
         if wanted(cls._backward_cls):
@@ -113,18 +130,22 @@ def install(seed: int = 0) -> None:
                     data[...] = _nudge(data)
         return outputs
 
+    @functools.wraps(original_node_apply)
     def node_apply(self: Any, grad_outputs: list) -> list:
         grads = original_node_apply(self, grad_outputs)
         if not wanted(type(self)):
             return grads
         out = []
         for g in grads:
-            if isinstance(g, Tensor) and not g.requires_grad and _is_float_ndarray(g._data):
-                g = Tensor._make(_nudge(g._data), g.device)  # a new tensor: the old one may be shared
+            # A fresh array is an arithmetic result: nudge it (into a new tensor, as the old one may
+            # be shared). A view (sum()'s expanded gradient) came from no arithmetic: keep it.
+            if isinstance(g, Tensor) and not g.requires_grad and _is_float_ndarray(g._data) \
+                    and g._data.flags.owndata:
+                g = Tensor._make(_nudge(g._data), g.device)
             out.append(g)
         return out
 
-    _state["rng"] = np.random.default_rng(seed)
+    _state["seed"] = int(seed)
     _state["saved"] = (original_apply, original_node_apply)
     _state["calls"] = 0
     fn.Function.apply = classmethod(apply)
