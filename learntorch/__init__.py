@@ -57,7 +57,8 @@ from .ops.pointwise import (acos, arccos, arcsin, arctan, asin, atan, atan2, cla
 from .ops.scatter import index_add, scatter, scatter_add
 from .ops.statistics import (corrcoef, cov, kthvalue, median, nan_to_num, nanmean, nansum, quantile, select,
                              std_mean, take, var_mean)
-from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .random_sampling import normal, poisson
 from .serialization import load, save
 from .size import Size
 from .tensor import Tensor
