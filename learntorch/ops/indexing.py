@@ -481,8 +481,13 @@ class Gather(Function):
     def forward(ctx, x: Tensor, dim: int, index: Tensor) -> Tensor:
         ctx.dim, ctx.shape = dim, tuple(x.shape)
         ctx.save_for_backward(index)
+        xp, data, idx = x._backend.xp, x._data, index._data
+        if data.ndim == 0 or idx.ndim == 0:  # PyTorch counts a 0-d tensor as 1-d of size 1 here
+            taken = xp.take_along_axis(xp.reshape(data, data.shape or (1,)), xp.reshape(idx, idx.shape or (1,)),
+                                       axis=dim)
+            return new_result(xp.reshape(taken, idx.shape), x)
         try:
-            return new_result(x._backend.xp.take_along_axis(x._data, index._data, axis=dim), x)
+            return new_result(xp.take_along_axis(data, idx, axis=dim), x)
         except IndexError as exc:  # PyTorch raises RuntimeError for an index out of range here
             raise RuntimeError(str(exc).replace("axis", "dimension")) from None
 
@@ -526,6 +531,11 @@ class ScatterIntoZeros(Function):
 def _scatter_into_zeros(grad: Tensor, shape: tuple, dim: int, index: Tensor) -> Tensor:
     be = grad._backend
     xp = be.xp
+    if not shape or index.ndim == 0:  # 0-d counts as 1-d of size 1 (gather's 0-d case)
+        flat = _scatter_into_zeros(Tensor._make(xp.reshape(grad._data, tuple(index.shape) or (1,)), grad._device),
+                                   tuple(shape) or (1,), dim,
+                                   Tensor._make(xp.reshape(index._data, tuple(index.shape) or (1,)), index._device))
+        return new_result(xp.reshape(flat._data, tuple(shape)), grad)
     out = xp.zeros(shape, dtype=grad._data.dtype, device=be.native_device)
     if be.is_numpy:
         import numpy as np
