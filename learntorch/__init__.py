@@ -66,6 +66,7 @@ from .type_info import finfo, iinfo
 from . import autograd, cuda, nn, optim, testing, utils  # noqa: E402
 from . import linalg  # noqa: E402
 from . import backends  # noqa: E402
+from . import accelerator  # noqa: E402
 
 concat = concatenate = cat
 clip = clamp
