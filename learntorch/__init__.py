@@ -67,6 +67,12 @@ from . import autograd, cuda, nn, optim, testing, utils  # noqa: E402
 from . import linalg  # noqa: E402
 from . import backends  # noqa: E402
 from . import accelerator  # noqa: E402
+from .dtype_bfloat16 import bfloat16  # noqa: E402
+from . import amp  # noqa: E402
+from .amp import autocast  # noqa: E402
+from .compile import compile  # noqa: E402
+from .matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
+from .amp import is_autocast_enabled, get_autocast_dtype  # noqa: E402
 
 concat = concatenate = cat
 clip = clamp
@@ -172,8 +178,8 @@ def is_nonzero(input: Tensor) -> _dtypes.builtins.bool:
 
 
 def __getattr__(name: str) -> object:
-    """Say *why* a PyTorch name is missing where the reason is known (``torch.bfloat16``)."""
-    if name == "bfloat16":
-        raise AttributeError("learntorch has no bfloat16: NumPy, its array library on the CPU, has no bfloat16 "
-                             "type. Use torch.float16 (torch.half) or the default torch.float32 instead.")
+    """Say *why* a PyTorch name is missing where the reason is known."""
+    if name == "quasirandom":
+        raise AttributeError("learntorch has no torch.quasirandom (SobolEngine): draw pseudo-random numbers with "
+                             "torch.rand instead, or use scipy.stats.qmc.Sobol and torch.from_numpy")
     raise AttributeError(f"module 'learntorch' has no attribute '{name}'")

@@ -116,8 +116,9 @@ def tensor(data: Any, *, dtype: Any = None, device: DeviceLike = None, requires_
         dt = dtypes.from_any(dtype) if dtype is not None else data.dtype
         return _finish(np.array(to_numpy(data._data), dtype=dt._np), device or data.device, requires_grad)
     dt = dtypes.from_any(dtype) if dtype is not None else _infer_dtype(data)
+    np_dtype = dt._np  # (bfloat16 has none: its own TypeError, before the one below)
     try:
-        host = np.array(_to_host(data), dtype=dt._np)
+        host = np.array(_to_host(data), dtype=np_dtype)
     except ValueError as exc:
         raise ValueError(_ragged_message(data) or f"expected sequence of equal length lists, got ragged data "
                          f"({exc})") from None
