@@ -68,6 +68,8 @@ from . import linalg  # noqa: E402
 from . import backends  # noqa: E402
 from . import accelerator  # noqa: E402
 from .dtype_bfloat16 import bfloat16  # noqa: E402
+from . import tensor_autograd_extras  # noqa: E402,F401  (Tensor.register_post_accumulate_grad_hook, is_inference)
+from .autograd import graph as _autograd_graph  # noqa: E402,F401  (torch.autograd.graph)
 from . import amp  # noqa: E402
 from .amp import autocast  # noqa: E402
 from .compile import compile  # noqa: E402

@@ -144,6 +144,14 @@ class BackwardFunction(Node, FunctionCtx):
             out.append(g)
         return out
 
+    def __getattr__(self, name: str) -> Any:
+        """``grad_fn._saved_self`` and the other saved values PyTorch's nodes expose
+        (``autograd/saved_attributes.py``); any other missing name is an AttributeError."""
+        if name.startswith(("_saved_", "_raw_saved_")):
+            from .saved_attributes import saved_attribute
+            return saved_attribute(self, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     def release(self) -> None:
         if self._saved is not None:
             self._saved = None
