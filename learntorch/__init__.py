@@ -57,7 +57,8 @@ from .ops.pointwise import (acos, arccos, arcsin, arctan, asin, atan, atan2, cla
 from .ops.scatter import index_add, scatter, scatter_add
 from .ops.statistics import (corrcoef, cov, kthvalue, median, nan_to_num, nanmean, nansum, quantile, select,
                              std_mean, take, var_mean)
-from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .random_sampling import normal, poisson
 from .serialization import load, save
 from .size import Size
 from .tensor import Tensor
@@ -65,6 +66,15 @@ from .type_info import finfo, iinfo
 from . import autograd, cuda, nn, optim, testing, utils  # noqa: E402
 from . import linalg  # noqa: E402
 from . import backends  # noqa: E402
+from . import accelerator  # noqa: E402
+from .dtype_bfloat16 import bfloat16  # noqa: E402
+from . import tensor_autograd_extras  # noqa: E402,F401  (Tensor.register_post_accumulate_grad_hook, is_inference)
+from .autograd import graph as _autograd_graph  # noqa: E402,F401  (torch.autograd.graph)
+from . import amp  # noqa: E402
+from .amp import autocast  # noqa: E402
+from .compile import compile  # noqa: E402
+from .matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
+from .amp import is_autocast_enabled, get_autocast_dtype  # noqa: E402
 
 concat = concatenate = cat
 clip = clamp
@@ -170,8 +180,8 @@ def is_nonzero(input: Tensor) -> _dtypes.builtins.bool:
 
 
 def __getattr__(name: str) -> object:
-    """Say *why* a PyTorch name is missing where the reason is known (``torch.bfloat16``)."""
-    if name == "bfloat16":
-        raise AttributeError("learntorch has no bfloat16: NumPy, its array library on the CPU, has no bfloat16 "
-                             "type. Use torch.float16 (torch.half) or the default torch.float32 instead.")
+    """Say *why* a PyTorch name is missing where the reason is known."""
+    if name == "quasirandom":
+        raise AttributeError("learntorch has no torch.quasirandom (SobolEngine): draw pseudo-random numbers with "
+                             "torch.rand instead, or use scipy.stats.qmc.Sobol and torch.from_numpy")
     raise AttributeError(f"module 'learntorch' has no attribute '{name}'")

@@ -57,6 +57,8 @@ class Backend:
         try:
             return getattr(self.xp, d.name)
         except AttributeError:  # the stand-in (the array API standard) has no float16; CuPy has
+            if d.name == "bfloat16":
+                d._np  # raises learntorch's "no bfloat16" TypeError (dtype_bfloat16.py)
             raise TypeError(f"learntorch's CUDA stand-in (array-api-strict) has no {d.name}; CuPy on a real GPU "
                             f"has. Use float32 on the stand-in.") from None
 

@@ -13,8 +13,12 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-__all__ = ["cudnn", "mps"]
+from .matmul_precision import CudaMatmul
+
+__all__ = ["cudnn", "mps", "cuda"]
 
 cudnn = SimpleNamespace(enabled=True, benchmark=False, deterministic=False, allow_tf32=True,
                         is_available=lambda: False, version=lambda: None)
 mps = SimpleNamespace(is_available=lambda: False, is_built=lambda: False)
+# torch.backends.cuda.matmul.allow_tf32 = True: read and written by training scripts, no effect here
+cuda = SimpleNamespace(matmul=CudaMatmul(), is_built=lambda: False)

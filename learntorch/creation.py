@@ -116,8 +116,9 @@ def tensor(data: Any, *, dtype: Any = None, device: DeviceLike = None, requires_
         dt = dtypes.from_any(dtype) if dtype is not None else data.dtype
         return _finish(np.array(to_numpy(data._data), dtype=dt._np), device or data.device, requires_grad)
     dt = dtypes.from_any(dtype) if dtype is not None else _infer_dtype(data)
+    np_dtype = dt._np  # (bfloat16 has none: its own TypeError, before the one below)
     try:
-        host = np.array(_to_host(data), dtype=dt._np)
+        host = np.array(_to_host(data), dtype=np_dtype)
     except ValueError as exc:
         raise ValueError(_ragged_message(data) or f"expected sequence of equal length lists, got ragged data "
                          f"({exc})") from None
@@ -338,9 +339,21 @@ def randn_like(input: Tensor, *, dtype: Any = None, device: DeviceLike = None,
                  requires_grad=requires_grad)
 
 
-def randint_like(input: Tensor, low: int, high: Any = None, *, dtype: Any = None,
-                 device: DeviceLike = None) -> Tensor:
-    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device)
+def randint_like(input: Tensor, low: Any = None, high: Any = None, *, dtype: Any = None,
+                 device: DeviceLike = None, requires_grad: bool = False, generator: Any = None,
+                 layout: Any = None, memory_format: Any = None) -> Tensor:
+    """Integers in ``[low, high)`` shaped like ``input`` (its dtype by default, so floats for a float
+    input); ``randint_like(x, high)`` and ``randint_like(x, high=h)`` mean ``low = 0``."""
+    if high is None:
+        if low is None:
+            raise TypeError("randint_like() missing 1 required positional argument: 'high'")
+        low, high = 0, low
+    elif low is None:
+        low = 0
+    dt = dtypes.from_any(dtype) if dtype is not None else input.dtype
+    out = randint(low, high, tuple(input.shape), generator=generator, dtype=dt,
+                  device=device if device is not None else input.device)
+    return out.requires_grad_(True) if requires_grad else out
 
 
 def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:

@@ -39,9 +39,11 @@ What comes back:
 * a dict subclass other than ``OrderedDict`` (``defaultdict``) comes back as a
   plain ``dict``; the same list reached twice comes back as two lists.
 
-:func:`save` refuses anything else (a Module, a NumPy array, a set, a lambda)
-with a ``TypeError`` that names the type and where it sits in the object; save
-``model.state_dict()``, not the model.  :func:`load` refuses, with a
+:func:`save` refuses anything else (a NumPy array, a set, a lambda) with a
+``TypeError`` that names the type and where it sits in the object.  An object
+holding a whole ``nn.Module`` is pickled instead, as PyTorch does
+(``serialization_pickle.py``); loading it needs ``weights_only=False``, on purpose.
+Saving ``model.state_dict()`` needs no pickle.  :func:`load` refuses, with a
 ``RuntimeError``, a file that is not one of ours, a damaged one, and PyTorch's
 own pickle-based files.
 """
@@ -70,7 +72,8 @@ from .tensor import Tensor
 __all__ = ["save", "load"]
 
 FORMAT_NAME = "learntorch"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # the newest this learntorch reads; 2 marks a pickled object (a whole Module)
+_PICKLE_VERSION = 2
 MANIFEST = "manifest.json"
 _TENSOR_FILE = re.compile(r"tensors/(0|[1-9][0-9]*)\.npy")
 _ZIP_MAGIC = b"PK\x03\x04"
@@ -169,9 +172,11 @@ def _npy_bytes(t: Tensor) -> bytes:
     return buf.getvalue()
 
 
-def _write_zip(fileobj: BinaryIO, manifest: dict, tensors: list[Tensor]) -> None:
+def _write_zip(fileobj: BinaryIO, manifest: dict, tensors: list[Tensor], extra: Optional[dict] = None) -> None:
     with zipfile.ZipFile(fileobj, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
         zf.writestr(MANIFEST, json.dumps(manifest, indent=1, allow_nan=False))
+        for member, data in (extra or {}).items():
+            zf.writestr(member, data)
         for record, t in zip(manifest["tensors"], tensors):
             zf.writestr(record["file"], _npy_bytes(t))
 
@@ -186,14 +191,22 @@ def save(obj: Any, f: FileLike) -> None:
     the destination's name (an older file there stays intact until the end).
     """
     writer = _Writer()
-    root = writer.encode(obj, "obj")  # every TypeError comes before anything is written
+    extra: dict = {}
+    from .serialization_pickle import PICKLE_FILE, holds_module, pickle_bytes
+    if holds_module(obj):  # a whole model: pickled, as PyTorch does (see serialization_pickle.py)
+        root, version = None, _PICKLE_VERSION
+        extra[PICKLE_FILE] = pickle_bytes(obj, writer._tensor)
+    else:
+        root, version = writer.encode(obj, "obj"), 1  # every TypeError comes before anything is written
     from . import __version__
-    manifest = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "learntorch_version": __version__,
+    manifest = {"format": FORMAT_NAME, "version": version, "learntorch_version": __version__,
                 "root": root, "tensors": writer.records}
+    if extra:
+        manifest["pickle"] = PICKLE_FILE
     if not isinstance(f, (str, bytes, os.PathLike)):
         if not hasattr(f, "write"):
             raise TypeError(f"learntorch.save: f must be a path or a binary file object, got {type(f).__name__}")
-        _write_zip(f, manifest, writer.tensors)
+        _write_zip(f, manifest, writer.tensors, extra)
         return
     path = os.fspath(f)
     path = path.decode() if isinstance(path, bytes) else path
@@ -201,7 +214,7 @@ def save(obj: Any, f: FileLike) -> None:
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
-            _write_zip(fh, manifest, writer.tensors)
+            _write_zip(fh, manifest, writer.tensors, extra)
             fh.flush()
             os.fsync(fh.fileno())
         umask = os.umask(0)
@@ -428,23 +441,24 @@ def load(f: FileLike, map_location: MapLocation = None, weights_only: Optional[b
     ``fn(tensor, saved_device_str)`` — gets each tensor on the CPU and returns
     the tensor to use (``None``: the default).
 
-    ``weights_only`` is accepted for compatibility and ignored: learntorch's
-    format can only hold data, so every load is "weights only", whatever it says.
+    ``weights_only`` matters only for a file holding a pickled object (``save(model)``
+    of a whole Module): such a file loads only with ``weights_only=False``, given on
+    purpose, as in PyTorch; anything else is data, and loads either way.
     """
     if kwargs:
         raise TypeError(f"load() got unexpected keyword argument(s) {', '.join(map(repr, kwargs))}")
     name = _describe(f)
     if isinstance(f, (str, bytes, os.PathLike)):
         with open(f, "rb") as fh:
-            return _load_from(fh, name, map_location)
+            return _load_from(fh, name, map_location, weights_only)
     if not hasattr(f, "read"):
         raise TypeError(f"learntorch.load: f must be a path or a binary file object, got {type(f).__name__}")
     if not (hasattr(f, "seekable") and f.seekable()):
         f = io.BytesIO(f.read())
-    return _load_from(f, name, map_location)
+    return _load_from(f, name, map_location, weights_only)
 
 
-def _load_from(fh: BinaryIO, name: str, map_location: MapLocation) -> Any:
+def _load_from(fh: BinaryIO, name: str, map_location: MapLocation, weights_only: Optional[bool] = True) -> Any:
     start = fh.tell()
     head = fh.read(8)
     fh.seek(start)
@@ -489,7 +503,20 @@ def _load_from(fh: BinaryIO, name: str, map_location: MapLocation) -> Any:
         if "root" not in manifest:
             raise RuntimeError(f"{name} is a corrupt learntorch file: its manifest has no object ('root')")
         reader = _Reader(zf, manifest, name, map_location)
+        if "pickle" in manifest:
+            return _load_pickled(zf, manifest, reader, name, weights_only)
         try:
             return reader.decode(manifest["root"])
         except RecursionError:
             raise reader.corrupt("its object tree is nested too deeply") from None
+
+
+def _load_pickled(zf: zipfile.ZipFile, manifest: dict, reader: "_Reader", name: str,
+                  weights_only: Optional[bool]) -> Any:
+    """A pickled object (``torch.save(model)``): only with ``weights_only=False``, as PyTorch."""
+    from .serialization_pickle import PICKLE_FILE, unpickle, weights_only_error
+    if weights_only is not False:
+        raise weights_only_error(name)
+    if manifest["pickle"] != PICKLE_FILE or PICKLE_FILE not in zf.namelist():
+        raise reader.corrupt(f"its manifest names a pickle {_short(manifest['pickle'])} that is not in the archive")
+    return unpickle(zf.read(PICKLE_FILE), lambda i: reader.decode({"kind": "tensor", "id": i}))

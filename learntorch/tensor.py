@@ -37,6 +37,8 @@ class Tensor:
     __slots__ = ("_data", "_device", "_dtype", "_requires_grad", "_grad", "grad_fn", "_output_nr",
                  "_version_counter", "_base", "_view_fn", "_hooks", "_grad_accumulator", "__weakref__",
                  "__dict__")
+    _inference = False  # set on the instance for a tensor made inside inference_mode()
+    _post_accumulate_grad_hooks = None  # register_post_accumulate_grad_hook's table, on the instance
 
     # ------------------------------------------------------------------ construction
     def __init__(self, *args: Any, device: DeviceLike = None, **kwargs: Any) -> None:
@@ -82,6 +84,8 @@ class Tensor:
         self._view_fn = None  # for a view: how to make it again from its base (see Function.apply)
         self._hooks = None
         self._grad_accumulator = None
+        if grad_mode._state.inference:  # made inside inference_mode(): an inference tensor (is_inference())
+            self._inference = True
 
     @classmethod
     def _make(cls, data: Any, dev: device, requires_grad: bool = False) -> "Tensor":
@@ -298,6 +302,10 @@ class Tensor:
 
     def _check_inplace(self) -> None:
         """PyTorch's rules for in-place changes under grad mode, checked before the change."""
+        if self._inference and not grad_mode._state.inference:
+            raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed.You can make "
+                               "a clone to get a normal tensor before doing inplace update.See "
+                               "https://github.com/pytorch/rfcs/pull/17 for more details.")
         if not grad_mode._state.enabled:
             return
         if self.grad_fn is None and self._requires_grad:

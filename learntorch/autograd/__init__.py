@@ -10,6 +10,8 @@
 """
 from __future__ import annotations
 
+import warnings
+
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 from .anomaly_mode import detect_anomaly, set_detect_anomaly
@@ -82,9 +84,19 @@ def backward(tensors: TensorOrTensors, grad_tensors: Optional[TensorOrTensors] =
 
 
 def grad(outputs: TensorOrTensors, inputs: TensorOrTensors, grad_outputs: Optional[TensorOrTensors] = None,
-         retain_graph: Optional[bool] = None, create_graph: bool = False, allow_unused: Optional[bool] = None,
-         materialize_grads: bool = False) -> tuple:
-    """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` is untouched)."""
+         retain_graph: Optional[bool] = None, create_graph: bool = False, only_inputs: bool = True,
+         allow_unused: Optional[bool] = None, is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+    """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` is untouched).
+
+    ``only_inputs`` is PyTorch's deprecated, ignored flag (``False`` warns as PyTorch does);
+    ``is_grads_batched=True`` needs vmap, which learntorch does not have."""
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.", FutureWarning,
+                      stacklevel=2)
+    if is_grads_batched:
+        raise NotImplementedError("autograd.grad(is_grads_batched=True) needs vmap, which learntorch does not "
+                                  "have: call autograd.grad once per row of grad_outputs (retain_graph=True) instead")
     outs = _as_tuple(outputs)
     ins = _as_tuple(inputs)
     given = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outs)

@@ -19,6 +19,7 @@ object that ``forward`` stored its tensors on.
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import TYPE_CHECKING, Any
 
 from . import anomaly_mode, grad_mode
@@ -143,6 +144,14 @@ class BackwardFunction(Node, FunctionCtx):
             out.append(g)
         return out
 
+    def __getattr__(self, name: str) -> Any:
+        """``grad_fn._saved_self`` and the other saved values PyTorch's nodes expose
+        (``autograd/saved_attributes.py``); any other missing name is an AttributeError."""
+        if name.startswith(("_saved_", "_raw_saved_")):
+            from .saved_attributes import saved_attribute
+            return saved_attribute(self, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     def release(self) -> None:
         if self._saved is not None:
             self._saved = None
@@ -169,6 +178,9 @@ class _FunctionMeta(type):
         cls._backward_cls = type(node_name.rsplit("::", 1)[-1], (BackwardFunction,), {
             "_forward_cls": cls, "_name": node_name, "_validate": attrs.get("_backward_name") is None,
             "__module__": cls.__module__})
+        # PyTorch 2's style: ``forward(*args)`` without ctx, plus ``setup_context(ctx, inputs, output)``.
+        setup = getattr(cls, "setup_context", None)
+        cls._uses_setup_context = setup is not None and not getattr(setup, "_not_overridden", False)
 
 
 class Function(metaclass=_FunctionMeta):
@@ -190,6 +202,15 @@ class Function(metaclass=_FunctionMeta):
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
 
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:  # type: ignore[misc]
+        """Overridden, it makes ``forward`` take no ctx: ``apply`` calls ``forward(*inputs)`` and
+        then this, to save tensors and mark outputs (PyTorch 2's documented style)."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    setup_context._not_overridden = True  # type: ignore[attr-defined]
+    setup_context = staticmethod(setup_context)
+    generate_vmap_rule = False  # accepted for PyTorch programs; learntorch has no vmap to generate a rule for
+
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
         raise NotImplementedError("You must implement either the backward or vjp method for your custom "
@@ -200,6 +221,8 @@ class Function(metaclass=_FunctionMeta):
         Tensor = _TENSOR or _tensor_class()
         state = grad_mode._state
         prev = state.enabled
+        if cls._uses_setup_context:
+            args, kwargs = _bind_defaults(cls.forward, args, kwargs), {}
         needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
         record = prev and True in needs
         # Only a recorded call needs a real node; otherwise a throw-away context will do.
@@ -207,7 +230,11 @@ class Function(metaclass=_FunctionMeta):
         ctx.needs_input_grad = needs
         state.enabled = False
         try:
-            outputs = cls.forward(ctx, *args, **kwargs)
+            if cls._uses_setup_context:
+                outputs = cls.forward(*args)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args, **kwargs)
         finally:
             state.enabled = prev
         if isinstance(outputs, tuple) or outputs._base is not None:
@@ -223,6 +250,14 @@ class Function(metaclass=_FunctionMeta):
                 t._check_inplace()
             t._version_counter[0] += 1
         return outputs
+
+
+def _bind_defaults(forward: Any, args: tuple, kwargs: dict) -> tuple:
+    """``forward``'s arguments as one positional tuple with its defaults filled in: the
+    ``inputs`` that ``setup_context`` receives (PyTorch binds them the same way)."""
+    bound = inspect.signature(forward).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return tuple(bound.args)
 
 
 def _remember_views(cls: type, args: tuple, kwargs: dict, outputs: Any, Tensor: type) -> None:
@@ -296,6 +331,12 @@ def _link(ctx: BackwardFunction, cls: type, args: tuple, outs: tuple, dirty: tup
         ctx._input_meta = tuple(meta)
     ctx._num_outputs = len(outs)
     non_diff = ctx._non_differentiable
+    for t in dirty:
+        if not _is_one_of(t, outs):
+            raise RuntimeError("Some elements marked as dirty during the forward method were not returned as "
+                               "output. The inputs that are modified inplace must all be outputs of the Function.")
+        if t.is_leaf and t._requires_grad:
+            raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
     output_meta = []
     outs = list(outs)
     for nr, out in enumerate(outs):

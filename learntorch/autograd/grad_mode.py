@@ -84,11 +84,9 @@ def is_inference_mode_enabled() -> bool:
 
 
 class inference_mode(no_grad):
-    """Accepted for compatibility; behaves as ``no_grad`` in learntorch.
-
-    PyTorch's inference tensors also refuse later use in autograd; learntorch's
-    are ordinary tensors, so only the grad mode and ``is_inference_mode_enabled``
-    change here.
+    """``no_grad``, and the tensors made inside are *inference tensors* (``is_inference()``):
+    as in PyTorch they cannot be saved for backward later, nor changed in place outside
+    inference mode (``tensor_autograd_extras.py``); ``clone()`` gives a normal tensor.
     """
 
     def __init__(self, mode: bool = True) -> None:

@@ -97,17 +97,44 @@ class SavedTensor:
     wrong.  PyTorch raises instead, and so do we.
     """
 
-    __slots__ = ("tensor", "version", "saver")
+    __slots__ = ("tensor", "version", "saver", "packed", "unpack_hook")
 
     def __init__(self, tensor: "Tensor", node_name: str) -> None:
+        if tensor._inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode "
+                "in computation tracked by autograd. To work around this, you can make a clone to get a normal "
+                "tensor and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
         self.tensor = tensor
         self.version = tensor._version_counter[0]
         # A tensor with no grad_fn yet while forward runs is the saving node's own
         # output (``exp`` saves its result): PyTorch's message then names the saver.
         # For a saved input it names the input's grad_fn at the time of the error.
         self.saver = node_name if tensor.grad_fn is None else None
+        self.unpack_hook: Optional[Callable] = None
+        if _saved_hooks_stack:  # autograd.graph.saved_tensors_hooks: store what pack returns instead
+            pack, unpack = _saved_hooks_stack[-1]
+            self._set_hooks(pack, unpack)
+
+    def _set_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
+        self.packed = pack_hook(self.tensor)
+        self.unpack_hook = unpack_hook
+        self.tensor = None  # the hooks own the value now (save_on_cpu keeps only a CPU copy)
+
+    def register_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
+        """``grad_fn._raw_saved_self.register_hooks(pack, unpack)``: pack this one saved tensor now,
+        unpack it when backward reads it."""
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TypeError("register_hooks(): incompatible function arguments: pack_hook and unpack_hook must "
+                            "be callables")
+        if self.unpack_hook is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: "
+                               "only one pair of hooks is allowed at a time.")
+        self._set_hooks(pack_hook, unpack_hook)
 
     def unpack(self) -> "Tensor":
+        if self.unpack_hook is not None:
+            return self.unpack_hook(self.packed)
         t = self.tensor
         now = t._version_counter[0]
         if now != self.version:
@@ -124,6 +151,10 @@ class SavedTensor:
                 f"{self.version} instead. Hint: enable anomaly detection to find the operation that failed to "
                 "compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
         return t
+
+
+# (pack_hook, unpack_hook) pairs of the active ``autograd.graph.saved_tensors_hooks`` blocks, innermost last
+_saved_hooks_stack: list = []
 
 
 class Node:
@@ -244,4 +275,10 @@ class AccumulateGrad(Node):
             var._grad = var._grad + grad
         else:
             var._grad._accumulate_(grad)  # in place, as PyTorch does: views of .grad see it
+        post = var._post_accumulate_grad_hooks
+        if post:  # Tensor.register_post_accumulate_grad_hook: after .grad is updated, with the tensor
+            for fn in list(post.values()):
+                result = fn(var)
+                if result is not None:  # PyTorch's words for a hook that returns something
+                    raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
         return []

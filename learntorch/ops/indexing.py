@@ -30,6 +30,12 @@ __all__ = ["getitem", "setitem", "index_select", "gather", "masked_fill", "nonze
 
 def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
     """Translate a PyTorch index into the backend's, and say whether it is advanced."""
+    if _sequence_as_tuple(key):
+        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+                      "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted "
+                      "as tensor index, x[torch.tensor(seq)], which will result either in an error or a different "
+                      "result", UserWarning, stacklevel=3)
+        key = tuple(key)
     if not isinstance(key, tuple):
         key = (key,)
     out, advanced = [], False
@@ -66,7 +72,8 @@ def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
                 continue
             out.append(k._data)
             advanced = True
-        elif isinstance(k, (list, tuple)):
+        elif isinstance(k, (list, tuple, range)):
+            k = _int_lists(k)
             dim = None if dim is None else dim + 1
             # An empty list selects nothing: PyTorch reads it as an empty int64 index.
             arr = be.asarray(k, dtypes.int64) if len(k) == 0 else be.asarray(k)
@@ -95,6 +102,25 @@ def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
     if not advanced and not be.is_numpy and not any(k is Ellipsis for k in out):
         out.append(Ellipsis)  # the array API (and the strict stand-in) wants every axis named: "..." does
     return tuple(out), advanced
+
+
+def _sequence_as_tuple(key: Any) -> bool:
+    """PyTorch's (and old NumPy's) legacy rule: a list index holding a sequence, tensor, slice,
+    ``...`` or None, such as ``x[[rows, cols]]``, means ``x[rows, cols]`` (deprecated, with a
+    warning); a list of plain ints, or a ``range``, is one integer index."""
+    if not isinstance(key, list) or len(key) >= 32:
+        return False
+    return any(k is None or k is Ellipsis or isinstance(k, (Tensor, list, tuple, range, slice)) for k in key)
+
+
+def _int_lists(k: Any) -> Any:
+    """A (nested) sequence index as nested lists: a ``range`` (``x[range(n), target]``, the
+    hand-written NLL loss) and tuples count as sequences of ints, as in PyTorch."""
+    if isinstance(k, (list, tuple, range)):
+        return [_int_lists(v) for v in k]
+    if isinstance(k, Tensor) and k.ndim == 0:
+        return k.item()
+    return k
 
 
 def _check_bounds(x: Tensor, key: tuple) -> None:
@@ -455,8 +481,13 @@ class Gather(Function):
     def forward(ctx, x: Tensor, dim: int, index: Tensor) -> Tensor:
         ctx.dim, ctx.shape = dim, tuple(x.shape)
         ctx.save_for_backward(index)
+        xp, data, idx = x._backend.xp, x._data, index._data
+        if data.ndim == 0 or idx.ndim == 0:  # PyTorch counts a 0-d tensor as 1-d of size 1 here
+            taken = xp.take_along_axis(xp.reshape(data, data.shape or (1,)), xp.reshape(idx, idx.shape or (1,)),
+                                       axis=dim)
+            return new_result(xp.reshape(taken, idx.shape), x)
         try:
-            return new_result(x._backend.xp.take_along_axis(x._data, index._data, axis=dim), x)
+            return new_result(xp.take_along_axis(data, idx, axis=dim), x)
         except IndexError as exc:  # PyTorch raises RuntimeError for an index out of range here
             raise RuntimeError(str(exc).replace("axis", "dimension")) from None
 
@@ -500,6 +531,11 @@ class ScatterIntoZeros(Function):
 def _scatter_into_zeros(grad: Tensor, shape: tuple, dim: int, index: Tensor) -> Tensor:
     be = grad._backend
     xp = be.xp
+    if not shape or index.ndim == 0:  # 0-d counts as 1-d of size 1 (gather's 0-d case)
+        flat = _scatter_into_zeros(Tensor._make(xp.reshape(grad._data, tuple(index.shape) or (1,)), grad._device),
+                                   tuple(shape) or (1,), dim,
+                                   Tensor._make(xp.reshape(index._data, tuple(index.shape) or (1,)), index._device))
+        return new_result(xp.reshape(flat._data, tuple(shape)), grad)
     out = xp.zeros(shape, dtype=grad._data.dtype, device=be.native_device)
     if be.is_numpy:
         import numpy as np

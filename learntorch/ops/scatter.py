@@ -36,7 +36,7 @@ def _positions(index: np.ndarray, dim: int) -> tuple:
 def _check(input: Tensor, dim: int, index: Tensor, name: str) -> None:
     if index.dtype is not dtypes.int64:
         raise RuntimeError(f"{name}(): Expected dtype int64 for index")
-    if index.dim() != input.dim():
+    if max(index.dim(), 1) != max(input.dim(), 1):  # PyTorch counts a 0-d tensor as 1-d here
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
 
 
@@ -46,14 +46,17 @@ class Scatter(Function):
     @staticmethod
     def forward(ctx, x: Tensor, src: Any = None, dim: int = 0, index: Any = None, value: Any = None,
                 add: bool = False) -> Tensor:
-        idx = np.asarray(index._data)
+        # a 0-d index, input or src counts as 1-d of size 1 (``zeros(10).scatter_(0, tensor(3), value=1)``)
+        idx = np.atleast_1d(np.asarray(index._data))
         out = np.array(x._data, copy=True)
+        target = out.reshape(out.shape or (1,))  # a view of out
         pos = _positions(idx, dim)
-        values = value if src is None else np.asarray(src._data)[tuple(slice(0, s) for s in idx.shape)]
+        values = value if src is None else np.atleast_1d(np.asarray(src._data))[
+            tuple(slice(0, s) for s in idx.shape)]
         if add:
-            np.add.at(out, pos, values)
+            np.add.at(target, pos, values)
         else:
-            out[pos] = values
+            target[pos] = values
         ctx.dim, ctx.index, ctx.add, ctx.has_src = dim, index, add, src is not None
         return new_result(out, x)
 

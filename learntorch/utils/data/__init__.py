@@ -1,6 +1,7 @@
 """``learntorch.utils.data``: datasets, samplers and the DataLoader, as in ``torch.utils.data``.
 
-Everything runs in the main process (``num_workers=0``).  Shuffling draws from
+Batches load in the main process (``num_workers=0``) or in worker processes
+(``num_workers > 0``, ``worker.py``).  Shuffling draws from
 learntorch's PyTorch-exact CPU generator in the same order PyTorch does, so with
 the same ``manual_seed`` a shuffled DataLoader and ``random_split`` give PyTorch's
 own indices."""

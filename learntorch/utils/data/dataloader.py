@@ -1,8 +1,8 @@
 """``DataLoader`` and ``default_collate`` (``torch/utils/data/dataloader.py``,
-``torch/utils/data/_utils/collate.py``), single-process only.
+``torch/utils/data/_utils/collate.py``).
 
-``num_workers > 0`` raises ``NotImplementedError``: learntorch loads every batch
-in the main process, so ``get_worker_info()`` is always ``None``.  The options that
+``num_workers > 0`` loads in worker processes (``worker.py``); with 0 every batch
+is loaded in the main process, where ``get_worker_info()`` is ``None``.  The options that
 only tune worker processes are checked as PyTorch checks them (``prefetch_factor``
 and ``persistent_workers=True`` need ``num_workers > 0``: a ``ValueError``), and
 ``pin_memory=True`` (page-locked host memory for faster copies to a GPU) is accepted
@@ -123,12 +123,12 @@ def default_collate(batch: list) -> Any:
     raise TypeError(_COLLATE_ERR.format(type(elem)))
 
 
-def get_worker_info() -> None:
-    """Which worker process this is, inside a ``DataLoader`` worker — ``None`` in the main
-    process, which is where learntorch always loads.  An ``IterableDataset`` whose
-    ``__iter__`` splits its stream between workers by this information therefore sees
-    ``None`` and yields the whole stream, as it does in PyTorch with ``num_workers=0``."""
-    return None
+def get_worker_info() -> Any:
+    """Which worker process this is (a ``WorkerInfo``: ``id``, ``num_workers``, ``seed``,
+    ``dataset``), inside a ``DataLoader`` worker; ``None`` in the main process, so that an
+    ``IterableDataset`` that splits its stream by it yields the whole stream there."""
+    from .worker import get_worker_info as info
+    return info()
 
 
 class DataLoader:
@@ -148,7 +148,8 @@ class DataLoader:
 
     Each new iteration first draws one 64-bit seed from ``generator`` (or the default
     generator) as PyTorch does for its workers, so the random stream stays in step with
-    PyTorch.  ``num_workers`` must be 0: learntorch loads in the main process."""
+    PyTorch.  ``num_workers > 0`` loads in that many worker processes (``worker.py``), with
+    the same batches in the same order."""
 
     def __init__(self, dataset: Any, batch_size: int | None = 1, shuffle: bool | None = None, sampler: Any = None,
                  batch_sampler: Any = None, num_workers: int = 0, collate_fn: Callable | None = None,
@@ -165,9 +166,6 @@ class DataLoader:
                              "to enable multiprocessing, otherwise set prefetch_factor to None.")
         if persistent_workers and num_workers == 0:
             raise ValueError("persistent_workers option needs num_workers > 0")
-        if num_workers > 0:
-            raise NotImplementedError(
-                f"num_workers={num_workers}: learntorch loads data in the main process only; use num_workers=0")
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
             if shuffle not in {False, None}:
@@ -231,6 +229,16 @@ class DataLoader:
             if not cuda.is_available():
                 warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device "
                               "pinned memory won't be used.", stacklevel=2)
+        if self.num_workers > 0:  # worker processes: worker.py
+            from .worker import MultiProcessIter
+            if not self.persistent_workers:
+                return MultiProcessIter(self)
+            it = self.__dict__.get("_persistent_iter")
+            if it is None:
+                it = self._persistent_iter = MultiProcessIter(self)
+            else:
+                it._reset(self)
+            return it
         indices = iter(self._index_sampler)
         _draw_seed(self.generator)  # PyTorch's per-iterator base seed (unused without workers)
         if self._iterable:
