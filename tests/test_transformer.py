@@ -126,7 +126,8 @@ def test_decoder_layer_causal_hint(torch_oracle: Any) -> None:
 
 
 @pytest.mark.parametrize("masks", [{}, {"mask": np.triu(np.full((S_LEN, S_LEN), -np.inf, np.float32), 1)},
-                                   {"mask": np.triu(np.ones((S_LEN, S_LEN), bool), 1), "src_key_padding_mask": SRC_KPM}],
+                                   {"mask": np.triu(np.ones((S_LEN, S_LEN), bool), 1),
+                                    "src_key_padding_mask": SRC_KPM}],
                          ids=["none", "causal_detected", "bool_causal_and_padding"])
 def test_encoder_stack(torch_oracle: Any, masks: dict) -> None:
     def make(T: Any) -> Any:

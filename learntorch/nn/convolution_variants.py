@@ -206,14 +206,11 @@ def conv_transpose_output_padding(input_size: Sequence[int], output_size: Option
         raise ValueError(f"ConvTranspose{n}D: for {len(input_size)}D input, output_size must have {n} or {n + 2} "
                          f"elements (got {len(output_size)})")
     spatial = list(input_size)[-n:]
-    result = []
+    smallest = [(spatial[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (kernel_size[i] - 1) + 1
+                for i in range(n)]
+    largest = [low + s - 1 for low, s in zip(smallest, stride)]
     for i in range(n):
-        smallest = (spatial[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (kernel_size[i] - 1) + 1
-        largest = smallest + stride[i] - 1
-        if not smallest <= output_size[i] <= largest:
-            raise ValueError(f"requested an output size of {output_size}, but valid sizes range from "
-                             f"{[(spatial[j] - 1) * stride[j] - 2 * padding[j] + dilation[j] * (kernel_size[j] - 1) + 1 for j in range(n)]} "
-                             f"to {[(spatial[j] - 1) * stride[j] - 2 * padding[j] + dilation[j] * (kernel_size[j] - 1) + stride[j] for j in range(n)]} "
-                             f"(for an input of {spatial})")
-        result.append(output_size[i] - smallest)
-    return tuple(result)
+        if not smallest[i] <= output_size[i] <= largest[i]:
+            raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {smallest} "
+                             f"to {largest} (for an input of {spatial})")
+    return tuple(output_size[i] - smallest[i] for i in range(n))

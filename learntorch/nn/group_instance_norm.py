@@ -38,19 +38,19 @@ class GroupNorm(Function):
         xp = x._backend.xp
         a = x._data
         n, c = a.shape[:2]
-        grouped = a.reshape(n, num_groups, -1)
+        grouped = xp.reshape(a, (n, num_groups, -1))
         mean = xp.mean(grouped, axis=-1, keepdims=True)
         centred = grouped - mean
         invstd = 1.0 / xp.sqrt(xp.mean(centred * centred, axis=-1, keepdims=True) + eps)
-        out = (centred * invstd).reshape(a.shape)
+        out = xp.reshape(centred * invstd, a.shape)
         channel = (1, c) + (1,) * (a.ndim - 2)
         if weight is not None:
-            out = out * weight._data.reshape(channel)
+            out = out * xp.reshape(weight._data, channel)
         if bias is not None:
-            out = out + bias._data.reshape(channel)
+            out = out + xp.reshape(bias._data, channel)
         ctx.save_for_backward(x, weight)
         ctx.stats, ctx.groups, ctx.eps = (mean, invstd), num_groups, eps
-        return new_result(xp.ascontiguousarray(out.astype(a.dtype, copy=False)), x)
+        return new_result(out, x)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
