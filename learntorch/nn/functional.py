@@ -36,6 +36,9 @@ from ..tensor import Tensor, _wrap_dim
 from .convolution import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d  # noqa: F401  (im2col: own file)
 from .activations import (celu, elu, hardsigmoid, hardswish, hardtanh, leaky_relu, logsigmoid,  # noqa: F401
                           mish, relu6, selu, silu, softplus, softsign, threshold)
+from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
+from .convolution_variants import conv1d, conv_transpose1d, conv_transpose2d  # noqa: F401
+from .group_instance_norm import group_norm, instance_norm  # noqa: F401
 
 # IEEE arithmetic without NumPy's warnings, as in PyTorch (log(0) is -inf, 0/0 nan; see learntorch.ops)
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"learntorch\.nn\.functional")
@@ -48,6 +51,8 @@ __all__ = [
     "silu", "softplus", "softsign", "threshold", "softmin", "smooth_l1_loss", "huber_loss", "pad", "cosine_similarity",
     "kl_div", "avg_pool2d", "adaptive_avg_pool2d", "dropout2d", "prelu",
 ]
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward", "conv1d", "conv_transpose1d",
+            "conv_transpose2d", "group_norm", "instance_norm"]
 
 # PyTorch's names of scalar types, as its error messages print them.
 _SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",

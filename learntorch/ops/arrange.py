@@ -4,11 +4,11 @@
 ``repeat_interleave``, ``diff``, ``meshgrid``, ``cumprod``, ``einsum``, ``unique``,
 ``isin``, ``erf`` and ``logical_and``/``or``/``xor``.
 
-Most are *compositions*: a triangle is the tensor times a 0/1 mask, a roll is two
+Most are *compositions*: a triangle is the tensor with the other side filled with 0, a roll is two
 slices joined by ``cat``.  Autograd then needs nothing new -- the gradient flows
 through the multiply, the slices, the ``cat`` -- which is the point of having a
 small set of primitives.  The price: the ``grad_fn`` names are those of the parts
-(``MulBackward0``, ``CatBackward0``), not PyTorch's fused names (``TrilBackward0``...).
+(``MaskedFillBackward0``, ``CatBackward0``), not PyTorch's fused names (``TrilBackward0``...).
 ``einsum`` and ``cumprod`` have their own backward.  Each also becomes a ``Tensor``
 method (``x.tril()``, ``x.roll(1)``), attached at the bottom of this file.
 """
@@ -37,8 +37,10 @@ def _triangle(input: Tensor, diagonal: int, lower: bool) -> Tensor:
         raise RuntimeError(f"{'tril' if lower else 'triu'}: input tensor must have at least 2 dimensions")
     rows, cols = input.shape[-2:]
     keep = np.tri(rows, cols, diagonal, dtype=bool) if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
-    mask = _const(input, keep)
-    return input * mask if input.dtype is not dtypes.bool else input & mask
+    if input.dtype is dtypes.bool:
+        return input & _const(input, keep)
+    # masked_fill, not a product with the 0/1 mask: 0·inf would be nan (a causal mask of -inf is the usual case)
+    return input.masked_fill(_const(input, ~keep), 0)
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:

@@ -5,15 +5,21 @@ from .activation import *  # noqa: F401,F403  (the larger family: LeakyReLU, ELU
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv2d, Flatten, MaxPool2d, Unflatten
+from .conv_variants import Conv1d, ConvTranspose1d, ConvTranspose2d
 from .distance import CosineSimilarity
 from .parameter_containers import ParameterDict, ParameterList
 from .dropout import Dropout, Dropout2d
 from .linear import Identity, Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, KLDivLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss
 from .module import Module
+from .multihead_attention import MultiheadAttention
 from .normalization import LayerNorm
+from .groupnorm import GroupNorm
+from .instancenorm import InstanceNorm1d, InstanceNorm2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
+                          TransformerEncoderLayer)
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Linear", "Identity", "ReLU", "Sigmoid", "Tanh",
            "GELU", "Softmax", "LogSoftmax", "Dropout", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding",
@@ -22,3 +28,6 @@ __all__ += ["Conv2d", "MaxPool2d", "Flatten", "AvgPool2d", "AdaptiveAvgPool2d", 
             "CosineSimilarity", "ParameterList", "ParameterDict", "SmoothL1Loss", "HuberLoss", "KLDivLoss"]
 __all__ += [n for n in _activation_all if n not in __all__]
 __all__ += ["RNNBase", "RNN", "GRU", "LSTM", "RNNCellBase", "RNNCell", "GRUCell", "LSTMCell"]
+__all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
+            "TransformerEncoderLayer", "TransformerDecoderLayer"]
+__all__ += ["Conv1d", "ConvTranspose1d", "ConvTranspose2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d"]

@@ -1,0 +1,216 @@
+"""``conv1d`` and the transposed convolutions, built on ``conv2d`` (``nn/convolution.py``).
+
+* **conv1d** is conv2d on a one-pixel-high image: ``(N, C, L)`` → ``(N, C, 1, L)``.
+  :class:`Convolution1d` wraps the 2-D kernel's forward and backward (reshaping
+  the arrays) so that the result's ``grad_fn`` is PyTorch's ``ConvolutionBackward0``.
+
+* **conv_transpose** ("deconvolution") runs a convolution backwards: each input
+  pixel *spreads* its value through the kernel onto a ``stride``-times larger
+  output -- it is exactly the gradient of ``conv`` with respect to its input.
+  The same numbers come from an ordinary convolution:
+
+  1. put ``stride - 1`` zeros between neighbouring input pixels;
+  2. pad each side by ``dilation·(k-1) - padding`` (cropping when negative), plus
+     ``output_padding`` at the end;
+  3. convolve (stride 1, same dilation) with the kernel flipped in space and its
+     in/out channels swapped (per group).
+
+  Every step is a differentiable operation (``cat``, ``reshape``, ``F.pad``,
+  ``flip``, ``conv2d``), so backward comes for free.  The zeros cost
+  ``stride²`` times more multiplications than a direct scatter would; for the
+  sizes of this course that is the price of a short, checkable implementation.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Union
+
+from ..autograd.function import Function
+from ..ops.common import new_result
+from ..tensor import Tensor
+from .convolution import Convolution, conv2d, pair
+
+__all__ = ["conv1d", "conv_transpose1d", "conv_transpose2d", "single", "conv_transpose_output_padding"]
+
+IntOrSeq = Union[int, Sequence[int]]
+
+
+def single(value: IntOrSeq) -> int:
+    """``3`` or ``(3,)`` → ``3``."""
+    if isinstance(value, (tuple, list)):
+        if len(value) != 1:
+            raise ValueError(f"expected an int or a 1-tuple, got {value}")
+        return int(value[0])
+    return int(value)
+
+
+def _tuple(value: IntOrSeq, n: int) -> tuple:
+    return (single(value),) if n == 1 else pair(value)
+
+
+class Convolution1d(Function):
+    """The 2-D convolution kernel on ``(N, C, 1, L)``: same maths, PyTorch's ``grad_fn`` name."""
+
+    _backward_name = "ConvolutionBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: int = 1, padding: int = 0,
+                dilation: int = 1, groups: int = 1) -> Tensor:
+        x2 = new_result(x._data[:, :, None, :], x)
+        w2 = new_result(weight._data[:, :, None, :], weight)
+        out = Convolution.forward(ctx, x2, w2, bias, stride=(1, stride), padding=(0, padding),
+                                  dilation=(1, dilation), groups=groups)
+        return new_result(out._data[:, :, 0, :], x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        xp = grad._backend.xp
+        gx, gw, gb = Convolution.backward(ctx, new_result(xp.ascontiguousarray(grad._data[:, :, None, :]), grad))
+        squeeze = (lambda g: None if g is None else new_result(xp.ascontiguousarray(g._data[:, :, 0, :]), grad))
+        return squeeze(gx), squeeze(gw), gb
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrSeq = 1,
+           padding: Union[IntOrSeq, str] = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
+    """1-D convolution of ``input`` ``(N, C, L)`` -- or ``(C, L)`` -- with ``weight`` ``(out, C/groups, k)``."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: "
+                           f"{list(input.shape)}")
+    if input.dim() == 2:
+        return conv1d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
+    if weight.dim() != 3:
+        raise RuntimeError(f"Expected 3-dimensional weight for 3-dimensional input {list(input.shape)}, but got "
+                           f"weight of size {list(weight.shape)} instead")
+    stride, dilation = single(stride), single(dilation)
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise ValueError(f"Invalid padding string '{padding}', should be one of ['valid', 'same']")
+        if padding == "same" and stride != 1:
+            raise ValueError("padding='same' is not supported for strided convolutions")
+        total = dilation * (weight.shape[2] - 1) if padding == "same" else 0
+        if total % 2:  # PyTorch puts the odd one out on the right
+            from .functional import pad as _pad
+            input, total = _pad(input, (total // 2, total - total // 2)), 0
+        padding = total // 2
+    padding = single(padding)
+    if input.shape[1] != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
+                           f"{input.shape[1]} channels instead")
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"Input type ({input.dtype}) and weight type ({weight.dtype}) should be the same")
+    if input.shape[2] + 2 * padding < dilation * (weight.shape[2] - 1) + 1:
+        raise RuntimeError(f"Calculated padded input size per channel: ({input.shape[2] + 2 * padding}). Kernel "
+                           f"size: ({dilation * (weight.shape[2] - 1) + 1}). Kernel size can't be greater than "
+                           f"actual input size")
+    args = (input, weight) if bias is None else (input, weight, bias)
+    return Convolution1d.apply(*args, stride=stride, padding=padding, dilation=dilation, groups=groups)
+
+
+def _insert_zeros(x: Tensor, dim: int, stride: int) -> Tensor:
+    """``stride - 1`` zeros between neighbours along ``dim``: length ``L`` → ``(L-1)·stride + 1``."""
+    if stride == 1:
+        return x
+    from ..creation import zeros
+    from ..ops.shape import cat
+    length = x.shape[dim]
+    shape = list(x.shape)
+    shape.insert(dim + 1, stride - 1)
+    spread = cat([x.unsqueeze(dim + 1), zeros(shape, dtype=x.dtype, device=x.device)], dim + 1)
+    merged = list(x.shape)
+    merged[dim] = length * stride
+    return spread.reshape(merged).narrow(dim, 0, (length - 1) * stride + 1)
+
+
+def _conv_transpose(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: tuple, padding: tuple,
+                    output_padding: tuple, groups: int, dilation: tuple, name: str) -> Tensor:
+    n = len(stride)
+    if input.dim() != n + 2:
+        raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input "
+                           f"of size: {list(input.shape)}")
+    if weight.dim() != n + 2:
+        raise RuntimeError(f"Expected {n + 2}-dimensional weight for {n + 2}-dimensional input "
+                           f"{list(input.shape)}, but got weight of size {list(weight.shape)} instead")
+    c_in = weight.shape[0]
+    if input.shape[1] != c_in:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input"
+                           f"{list(input.shape)} to have {c_in} channels, but got {input.shape[1]} channels "
+                           f"instead")
+    if c_in % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+                           f"but got weight of size {list(weight.shape)} instead")
+    if input.dtype != weight.dtype:
+        raise RuntimeError(f"Input type ({input.dtype}) and weight type ({weight.dtype}) should be the same")
+    if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
+                           f"output_padding={list(output_padding)}, stride={list(stride)}, "
+                           f"dilation={list(dilation)}")
+    kernel = tuple(weight.shape[2:])
+    x = input
+    for i, s in enumerate(stride):
+        x = _insert_zeros(x, 2 + i, s)
+    amounts = []  # F.pad order: last dimension first
+    for k, p, op, d in reversed(list(zip(kernel, padding, output_padding, dilation))):
+        edge = d * (k - 1) - p
+        amounts += [edge, edge + op]
+    if any(amounts):
+        from .functional import pad as _pad
+        x = _pad(x, amounts)
+    for size, k, d in zip(x.shape[2:], kernel, dilation):
+        if size < d * (k - 1) + 1:
+            raise RuntimeError(f"{name}: the output would be empty (input {list(input.shape)}, kernel {kernel}, "
+                               f"padding {padding}); use less padding")
+    # (C_in, C_out/g, *k) → (C_out, C_in/g, *k), per group, flipped in space
+    c_out_g = weight.shape[1]
+    w = weight.reshape(groups, c_in // groups, c_out_g, *kernel).transpose(1, 2)
+    w = w.reshape(groups * c_out_g, c_in // groups, *kernel).flip(list(range(2, 2 + n)))
+    if n == 1:
+        return conv1d(x, w, bias, 1, 0, dilation[0], groups)
+    return conv2d(x, w, bias, 1, 0, dilation, groups)
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrSeq = 1,
+                     padding: IntOrSeq = 0, output_padding: IntOrSeq = 0, groups: int = 1,
+                     dilation: IntOrSeq = 1) -> Tensor:
+    """Transposed 1-D convolution of ``(N, C_in, L)`` with ``weight`` ``(C_in, C_out/groups, k)``:
+    output length ``(L-1)·stride - 2·padding + dilation·(k-1) + output_padding + 1``."""
+    if input.dim() == 2:
+        return conv_transpose1d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups,
+                                dilation).squeeze(0)
+    return _conv_transpose(input, weight, bias, (single(stride),), (single(padding),), (single(output_padding),),
+                           groups, (single(dilation),), "conv_transpose1d")
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrSeq = 1,
+                     padding: IntOrSeq = 0, output_padding: IntOrSeq = 0, groups: int = 1,
+                     dilation: IntOrSeq = 1) -> Tensor:
+    """Transposed 2-D convolution of ``(N, C_in, H, W)`` with ``weight`` ``(C_in, C_out/groups, kh, kw)``."""
+    if input.dim() == 3:
+        return conv_transpose2d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups,
+                                dilation).squeeze(0)
+    return _conv_transpose(input, weight, bias, pair(stride), pair(padding), pair(output_padding), groups,
+                           pair(dilation), "conv_transpose2d")
+
+
+def conv_transpose_output_padding(input_size: Sequence[int], output_size: Optional[Sequence[int]],
+                                  stride: tuple, padding: tuple, kernel_size: tuple, dilation: tuple,
+                                  default: tuple) -> tuple:
+    """The ``output_padding`` that makes a transposed convolution produce ``output_size``
+    (several output sizes map onto the same input size when ``stride > 1``)."""
+    if output_size is None:
+        return default
+    n = len(stride)
+    output_size = list(output_size)
+    if len(output_size) == n + 2:
+        output_size = output_size[2:]
+    if len(output_size) != n:
+        raise ValueError(f"ConvTranspose{n}D: for {len(input_size)}D input, output_size must have {n} or {n + 2} "
+                         f"elements (got {len(output_size)})")
+    spatial = list(input_size)[-n:]
+    smallest = [(spatial[i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (kernel_size[i] - 1) + 1
+                for i in range(n)]
+    largest = [low + s - 1 for low, s in zip(smallest, stride)]
+    for i in range(n):
+        if not smallest[i] <= output_size[i] <= largest[i]:
+            raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {smallest} "
+                             f"to {largest} (for an input of {spatial})")
+    return tuple(output_size[i] - smallest[i] for i in range(n))

@@ -1,0 +1,151 @@
+"""``nn.Conv1d``, ``nn.ConvTranspose1d`` and ``nn.ConvTranspose2d``.
+
+Parameters as in PyTorch: ``weight`` ``(out, in/groups, *k)`` for a convolution,
+``(in, out/groups, *k)`` for a transposed one (it runs a convolution backwards,
+so the roles swap), and ``bias`` ``(out)``.  Initialisation is PyTorch's
+``kaiming_uniform_(a=√5)`` with fan_in = ``weight.size(1)·k`` -- for a transposed
+convolution that is ``out/groups·k``, PyTorch's choice -- so the same seed gives
+the same weights.  The maths is in ``nn/convolution_variants.py``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Sequence, Union
+
+from ... import creation
+from ...tensor import Tensor
+from .. import convolution_variants as cv
+from .. import init
+from ..convolution import pair
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["Conv1d", "ConvTranspose1d", "ConvTranspose2d"]
+
+
+class _ConvNd(Module):
+    """Hyper-parameters, parameters and initialisation shared by these layers."""
+
+    _dims = 1
+    transposed = False
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 output_padding: Any = 0, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+            if padding == "same" and any(s != 1 for s in self._tuple(stride)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        valid_modes = {"zeros", "reflect", "replicate", "circular"}
+        if padding_mode not in valid_modes:
+            raise ValueError(f"padding_mode must be one of {valid_modes}, but got padding_mode='{padding_mode}'")
+        if self.transposed and padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"learntorch's {type(self).__name__} pads with zeros only, not "
+                                      f"padding_mode={padding_mode!r}; pad the input yourself with F.pad")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride = self._tuple(kernel_size), self._tuple(stride)
+        self.padding = padding if isinstance(padding, str) else self._tuple(padding)
+        self.dilation, self.output_padding = self._tuple(dilation), self._tuple(output_padding)
+        self.groups, self.padding_mode = groups, padding_mode
+        shape = ((in_channels, out_channels // groups) if self.transposed
+                 else (out_channels, in_channels // groups)) + self.kernel_size
+        self.weight = Parameter(creation.empty(*shape, device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(creation.empty(out_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def _tuple(self, value: Any) -> tuple:
+        return (cv.single(value),) if self._dims == 1 else pair(value)
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))  # U(-1/√fan_in, 1/√fan_in), as PyTorch
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            if fan_in != 0:
+                bound = 1 / math.sqrt(fan_in)
+                init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self) -> str:
+        zeros = (0,) * self._dims
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != zeros:
+            s += f", padding={self.padding!r}" if isinstance(self.padding, str) else f", padding={self.padding}"
+        if self.dilation != (1,) * self._dims:
+            s += f", dilation={self.dilation}"
+        if self.output_padding != zeros:
+            s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution over ``(N, C, L)`` (or ``(C, L)``) sequences."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Union[int, tuple, str] = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, 0, device, dtype)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return cv.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
+class _ConvTransposeNd(_ConvNd):
+    transposed = True
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        if isinstance(padding, str):
+            raise ValueError(f"{type(self).__name__} does not support string padding (got {padding!r}): give the "
+                             f"amount of padding as numbers")
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, output_padding, device, dtype)
+
+    def _output_padding(self, input: Tensor, output_size: Optional[Sequence[int]]) -> tuple:
+        return cv.conv_transpose_output_padding(tuple(input.shape), output_size, self.stride, self.padding,
+                                                self.kernel_size, self.dilation, self.output_padding)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """Transposed 1-D convolution: each input step spreads through the kernel onto a longer output."""
+
+    _dims = 1
+
+    def forward(self, input: Tensor, output_size: Optional[Sequence[int]] = None) -> Tensor:
+        if input.dim() not in (2, 3):
+            raise ValueError(f"Expected 2D (unbatched) or 3D (batched) input to ConvTranspose1d, but got input "
+                             f"of size: {list(input.shape)}")
+        op = self._output_padding(input, output_size)
+        return cv.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
+                                   self.dilation)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """Transposed 2-D convolution: upsampling with a learned kernel (decoders, GAN generators)."""
+
+    _dims = 2
+
+    def forward(self, input: Tensor, output_size: Optional[Sequence[int]] = None) -> Tensor:
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Expected 3D (unbatched) or 4D (batched) input to ConvTranspose2d, but got input "
+                             f"of size: {list(input.shape)}")
+        op = self._output_padding(input, output_size)
+        return cv.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
+                                   self.dilation)
