@@ -52,7 +52,7 @@ from .creation import bernoulli, logspace, multinomial
 from .ops.arrange import (broadcast_tensors, column_stack, cumprod, diag, diagonal, diff, einsum, erf, fliplr, flipud,
                           isin, logical_and, logical_or, logical_xor, meshgrid, moveaxis, repeat_interleave, roll,
                           tile, trace, tril, triu, unique)
-from .ops.pointwise import (acos, arccos, arcsin, arctan, asin, atan, atan2, clamp_max, clamp_min, cosh, fmod, frac,
+from .ops.pointwise import (acos, arccos, arcsin, arctan, asin, atan, atan2, clamp_max, clamp_min, cosh, fmod, frac, hypot,
                             lerp, sinh, tan)
 from .ops.scatter import index_add, scatter, scatter_add
 from .ops.statistics import (corrcoef, cov, kthvalue, median, nan_to_num, nanmean, nansum, quantile, select,
@@ -62,6 +62,7 @@ from .random_sampling import normal, poisson
 from .serialization import load, save
 from .size import Size
 from .tensor import Tensor
+from . import _tensor_methods  # noqa: E402,F401  (the one place that attaches Tensor's methods)
 from .type_info import finfo, iinfo
 from . import autograd, cuda, nn, optim, testing, utils  # noqa: E402
 from . import linalg  # noqa: E402

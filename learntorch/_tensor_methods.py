@@ -18,7 +18,8 @@ import numpy as np
 
 from . import dtypes
 from .autograd import grad_mode
-from .ops import indexing, linalg, linalg_decomp, pointwise, reduction, shape, sorting
+from . import creation
+from .ops import arrange, indexing, linalg, linalg_decomp, pointwise, reduction, scatter, shape, sorting, statistics
 from .tensor import Tensor
 
 _CAT = {0: "Bool", 1: "Long", 2: "Float"}
@@ -307,101 +308,129 @@ def _resize_(self: Tensor, *sizes: Any) -> Tensor:
     return self
 
 
-_METHODS: dict[str, Any] = {
-    # arithmetic
-    "add": pointwise.add, "sub": pointwise.sub, "subtract": pointwise.sub, "mul": pointwise.mul,
-    "multiply": pointwise.mul, "div": pointwise.div, "divide": pointwise.div, "true_divide": pointwise.div,
-    "pow": pointwise.pow, "neg": pointwise.neg, "negative": pointwise.neg, "exp": pointwise.exp,
-    "log": pointwise.log, "sqrt": pointwise.sqrt, "abs": pointwise.abs, "sin": pointwise.sin,
-    "cos": pointwise.cos, "tanh": pointwise.tanh, "sigmoid": pointwise.sigmoid, "relu": pointwise.relu,
-    "clamp": pointwise.clamp, "clip": pointwise.clamp, "reciprocal": pointwise.reciprocal,
-    "rsqrt": pointwise.rsqrt, "square": pointwise.square, "sign": pointwise.sign, "floor": pointwise.floor,
-    "ceil": pointwise.ceil, "round": pointwise.round, "trunc": pointwise.trunc, "log1p": pointwise.log1p,
-    "expm1": pointwise.expm1, "log2": pointwise.log2, "log10": pointwise.log10, "exp2": pointwise.exp2,
-    "maximum": pointwise.maximum, "minimum": pointwise.minimum, "clone": pointwise.clone,
-    "isnan": pointwise.isnan, "isinf": pointwise.isinf, "isfinite": pointwise.isfinite,
-    "logical_not": pointwise.logical_not, "floor_divide": pointwise.floor_divide,
-    "remainder": pointwise.remainder, "fmod": pointwise.remainder,
-    "eq": _compare("eq"), "ne": _compare("ne"), "lt": _compare("lt"), "le": _compare("le"),
-    "gt": _compare("gt"), "ge": _compare("ge"), "equal": _equal, "allclose": _allclose, "isclose": _isclose,
+def _one_table(*sections: Any) -> dict:
+    """Merge the sections of the method table; a name given twice is an error at import.
+
+    Inside one section a repeated name is already a SyntaxError (each section is a
+    ``dict(name=...)`` call); across sections it is caught here.  Why so strict: the
+    old tables were applied one after the other with "the first one wins", and
+    ``fmod`` silently became ``remainder``."""
+    table: dict = {}
+    for section in sections:
+        for name, fn in (section.items() if isinstance(section, dict) else section):
+            if name in table:
+                raise RuntimeError(f"Tensor method {name!r} is defined twice in learntorch's method table")
+            table[name] = fn
+    return table
+
+
+def _install(cls: type, table: dict) -> None:
+    """Attach every method of ``table`` to ``cls``: the one place where methods are set.
+
+    A name the class body already defines is an error too (the class holds what
+    is not an operation: ``item``, ``backward``, ``to`` ...)."""
+    for name, fn in table.items():
+        if name in cls.__dict__:
+            raise RuntimeError(f"Tensor method {name!r} is defined both in the Tensor class and in the method table")
+        setattr(cls, name, fn)
+
+
+_ARITHMETIC = dict(
+    add=pointwise.add, sub=pointwise.sub, subtract=pointwise.sub, mul=pointwise.mul,
+    multiply=pointwise.mul, div=pointwise.div, divide=pointwise.div, true_divide=pointwise.div,
+    pow=pointwise.pow, neg=pointwise.neg, negative=pointwise.neg, exp=pointwise.exp,
+    log=pointwise.log, sqrt=pointwise.sqrt, abs=pointwise.abs, sin=pointwise.sin,
+    cos=pointwise.cos, tanh=pointwise.tanh, sigmoid=pointwise.sigmoid, relu=pointwise.relu,
+    clamp=pointwise.clamp, clip=pointwise.clamp, reciprocal=pointwise.reciprocal,
+    rsqrt=pointwise.rsqrt, square=pointwise.square, sign=pointwise.sign, floor=pointwise.floor,
+    ceil=pointwise.ceil, round=pointwise.round, trunc=pointwise.trunc, log1p=pointwise.log1p,
+    expm1=pointwise.expm1, log2=pointwise.log2, log10=pointwise.log10, exp2=pointwise.exp2,
+    maximum=pointwise.maximum, minimum=pointwise.minimum, clone=pointwise.clone,
+    isnan=pointwise.isnan, isinf=pointwise.isinf, isfinite=pointwise.isfinite,
+    logical_not=pointwise.logical_not, floor_divide=pointwise.floor_divide,
+    remainder=pointwise.remainder,
+    eq=_compare("eq"), ne=_compare("ne"), lt=_compare("lt"), le=_compare("le"),
+    gt=_compare("gt"), ge=_compare("ge"), equal=_equal, allclose=_allclose, isclose=_isclose,
+)
+
+_OPERATIONS = dict(
     # reductions
-    "sum": reduction.sum, "mean": reduction.mean, "max": reduction.max, "min": reduction.min,
-    "amax": reduction.amax, "amin": reduction.amin, "argmax": reduction.argmax, "argmin": reduction.argmin,
-    "prod": reduction.prod, "var": reduction.var, "std": reduction.std, "logsumexp": reduction.logsumexp,
-    "norm": reduction.norm, "all": reduction.all, "any": reduction.any, "cumsum": reduction.cumsum,
-    "count_nonzero": reduction.count_nonzero,
-    "softmax": _softmax_method("softmax"), "log_softmax": _softmax_method("log_softmax"),
+    sum=reduction.sum, mean=reduction.mean, max=reduction.max, min=reduction.min,
+    amax=reduction.amax, amin=reduction.amin, argmax=reduction.argmax, argmin=reduction.argmin,
+    prod=reduction.prod, var=reduction.var, std=reduction.std, logsumexp=reduction.logsumexp,
+    norm=reduction.norm, all=reduction.all, any=reduction.any, cumsum=reduction.cumsum,
+    count_nonzero=reduction.count_nonzero,
+    softmax=_softmax_method("softmax"), log_softmax=_softmax_method("log_softmax"),
     # shape
-    "view": shape.view, "reshape": shape.reshape, "flatten": shape.flatten, "unflatten": shape.unflatten,
-    "transpose": shape.transpose, "swapaxes": shape.transpose, "t": shape.t, "permute": shape.permute,
-    "squeeze": shape.squeeze, "unsqueeze": shape.unsqueeze, "expand": shape.expand, "split": shape.split,
-    "chunk": shape.chunk, "unbind": shape.unbind, "narrow": shape.narrow, "flip": shape.flip,
-    "repeat": shape.repeat, "contiguous": shape.contiguous, "movedim": shape.movedim,
-    "broadcast_to": shape.broadcast_to, "sum_to_size": shape.sum_to_size,
-    "swapdims": shape.transpose, "tensor_split": shape.tensor_split, "ravel": lambda self: shape.flatten(self),
-    "view_as": lambda self, other: shape.view(self, tuple(other.shape)),
-    "reshape_as": lambda self, other: shape.reshape(self, tuple(other.shape)),
-    "expand_as": lambda self, other: shape.expand(self, tuple(other.shape)),
-    "type_as": _type_as,
+    view=shape.view, reshape=shape.reshape, flatten=shape.flatten, unflatten=shape.unflatten,
+    transpose=shape.transpose, swapaxes=shape.transpose, t=shape.t, permute=shape.permute,
+    squeeze=shape.squeeze, unsqueeze=shape.unsqueeze, expand=shape.expand, split=shape.split,
+    chunk=shape.chunk, unbind=shape.unbind, narrow=shape.narrow, flip=shape.flip,
+    repeat=shape.repeat, contiguous=shape.contiguous, movedim=shape.movedim,
+    broadcast_to=shape.broadcast_to, sum_to_size=shape.sum_to_size,
+    swapdims=shape.transpose, tensor_split=shape.tensor_split, ravel=lambda self: shape.flatten(self),
+    view_as=lambda self, other: shape.view(self, tuple(other.shape)),
+    reshape_as=lambda self, other: shape.reshape(self, tuple(other.shape)),
+    expand_as=lambda self, other: shape.expand(self, tuple(other.shape)),
+    type_as=_type_as,
     # products, sorting, indexing
-    "matmul": linalg.matmul, "mm": linalg.mm, "bmm": linalg.bmm, "dot": linalg.dot, "mv": linalg.mv,
-    "outer": linalg.outer, "sort": sorting.sort, "argsort": sorting.argsort, "topk": sorting.topk,
-    "index_select": indexing.index_select, "gather": indexing.gather, "masked_fill": indexing.masked_fill,
-    "masked_select": indexing.masked_select, "nonzero": indexing.nonzero,
-    "take_along_dim": indexing.take_along_dim, "argwhere": indexing.argwhere, "msort": sorting.msort,
-    "aminmax": reduction.aminmax, "addmv": linalg.addmv, "baddbmm": linalg.baddbmm, "addbmm": linalg.addbmm,
-    "inner": linalg.inner, "kron": linalg.kron, "dist": linalg.dist, "tensordot": linalg.tensordot,
-    "inverse": linalg_decomp.inv, "det": linalg_decomp.det, "cholesky": linalg_decomp.cholesky,
-    "pinverse": lambda self, rcond=1e-15: _la().pinverse(self, rcond),
-    "logdet": lambda self: _la().logdet(self), "slogdet": linalg_decomp.slogdet,
-    "matrix_power": lambda self, n: _la().matrix_power(self, n),
-    "cross": lambda self, other, dim=None: _la().legacy_cross(self, other, dim),
-    # new tensors like this one
-    "new_tensor": _new_tensor, "new_zeros": _new_filled(0), "new_ones": _new_filled(1),
-    "new_empty": _new_filled(None), "new_full": _new_full,
-    # in place
-    "add_": _binary_inplace(pointwise.add, np.add), "sub_": _binary_inplace(pointwise.sub, np.subtract),
-    "mul_": _binary_inplace(pointwise.mul), "div_": _binary_inplace(pointwise.div),
-    "pow_": _binary_inplace(pointwise.pow), "clamp_": _unary_inplace(pointwise.clamp),
-    "clip_": _unary_inplace(pointwise.clamp), "neg_": _unary_inplace(pointwise.neg),
-    "exp_": _unary_inplace(pointwise.exp), "log_": _unary_inplace(pointwise.log),
-    "sqrt_": _unary_inplace(pointwise.sqrt), "abs_": _unary_inplace(pointwise.abs),
-    "relu_": _unary_inplace(pointwise.relu), "sigmoid_": _unary_inplace(pointwise.sigmoid),
-    "tanh_": _unary_inplace(pointwise.tanh), "masked_fill_": _unary_inplace(indexing.masked_fill),
-    "unsqueeze_": _shape_inplace(shape.unsqueeze), "squeeze_": _shape_inplace(shape.squeeze),
-    "t_": _shape_inplace(shape.t), "transpose_": _shape_inplace(shape.transpose),
-    "swapaxes_": _shape_inplace(shape.transpose), "swapdims_": _shape_inplace(shape.transpose),
-    "resize_": _resize_,
-    "zero_": _zero_, "fill_": _fill_, "copy_": _copy_, "uniform_": _uniform_, "normal_": _normal_,
-    # operators
-    "__add__": pointwise.add, "__radd__": pointwise.add, "__iadd__": _binary_inplace(pointwise.add, np.add),
-    "__sub__": pointwise.sub, "__rsub__": pointwise.rsub, "__isub__": _binary_inplace(pointwise.sub, np.subtract),
-    "__mul__": pointwise.mul, "__rmul__": pointwise.mul, "__imul__": _binary_inplace(pointwise.mul),
-    "__truediv__": pointwise.div, "__rtruediv__": pointwise.rdiv, "__itruediv__": _binary_inplace(pointwise.div),
-    "__floordiv__": pointwise.floor_divide, "__mod__": pointwise.remainder,
-    "__pow__": pointwise.pow, "__rpow__": pointwise.rpow, "__ipow__": _binary_inplace(pointwise.pow),
-    "__matmul__": linalg.matmul, "__rmatmul__": lambda self, other: linalg.matmul(other, self),
-    "__neg__": pointwise.neg, "__pos__": lambda self: self, "__abs__": pointwise.abs,
-    "__eq__": _compare("eq"), "__ne__": _compare("ne"), "__lt__": _compare("lt"), "__le__": _compare("le"),
-    "__gt__": _compare("gt"), "__ge__": _compare("ge"),
-    "__and__": _logical("and"), "__or__": _logical("or"), "__xor__": _logical("xor"),
-    "__rand__": _logical("and"), "__ror__": _logical("or"), "__rxor__": _logical("xor"),
-    "__invert__": pointwise.bitwise_not,
-    "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
-}
+    matmul=linalg.matmul, mm=linalg.mm, bmm=linalg.bmm, dot=linalg.dot, mv=linalg.mv,
+    outer=linalg.outer, sort=sorting.sort, argsort=sorting.argsort, topk=sorting.topk,
+    index_select=indexing.index_select, gather=indexing.gather, masked_fill=indexing.masked_fill,
+    masked_select=indexing.masked_select, nonzero=indexing.nonzero,
+    take_along_dim=indexing.take_along_dim, argwhere=indexing.argwhere, msort=sorting.msort,
+    aminmax=reduction.aminmax, addmv=linalg.addmv, baddbmm=linalg.baddbmm, addbmm=linalg.addbmm,
+    inner=linalg.inner, kron=linalg.kron, dist=linalg.dist, tensordot=linalg.tensordot,
+    inverse=linalg_decomp.inv, det=linalg_decomp.det, cholesky=linalg_decomp.cholesky,
+    pinverse=lambda self, rcond=1e-15: _la().pinverse(self, rcond),
+    logdet=lambda self: _la().logdet(self), slogdet=linalg_decomp.slogdet,
+    matrix_power=lambda self, n: _la().matrix_power(self, n),
+    cross=lambda self, other, dim=None: _la().legacy_cross(self, other, dim),
+)
 
-for _name, _fn in _METHODS.items():
-    setattr(Tensor, _name, _fn)
+_NEW_TENSORS = dict(
+    new_tensor=_new_tensor, new_zeros=_new_filled(0), new_ones=_new_filled(1),
+    new_empty=_new_filled(None), new_full=_new_full,
+)
 
-# Operations whose method is the function itself (x.tril(), x.atan2(y), x.scatter_(...)), named
-# here beside the table so that the methods are attached in one file (creation.py adds its random
-# fills itself: it is imported before tensor.py is complete).  A name the
-# class or the table above already defines keeps that definition.
-from .ops import arrange, scatter, statistics  # noqa: E402  (they import tensor.py, which imports this file last)
+_IN_PLACE = dict(
+    add_=_binary_inplace(pointwise.add, np.add), sub_=_binary_inplace(pointwise.sub, np.subtract),
+    mul_=_binary_inplace(pointwise.mul), div_=_binary_inplace(pointwise.div),
+    pow_=_binary_inplace(pointwise.pow), clamp_=_unary_inplace(pointwise.clamp),
+    clip_=_unary_inplace(pointwise.clamp), neg_=_unary_inplace(pointwise.neg),
+    exp_=_unary_inplace(pointwise.exp), log_=_unary_inplace(pointwise.log),
+    sqrt_=_unary_inplace(pointwise.sqrt), abs_=_unary_inplace(pointwise.abs),
+    relu_=_unary_inplace(pointwise.relu), sigmoid_=_unary_inplace(pointwise.sigmoid),
+    tanh_=_unary_inplace(pointwise.tanh), masked_fill_=_unary_inplace(indexing.masked_fill),
+    unsqueeze_=_shape_inplace(shape.unsqueeze), squeeze_=_shape_inplace(shape.squeeze),
+    t_=_shape_inplace(shape.t), transpose_=_shape_inplace(shape.transpose),
+    swapaxes_=_shape_inplace(shape.transpose), swapdims_=_shape_inplace(shape.transpose),
+    resize_=_resize_,
+    zero_=_zero_, fill_=_fill_, copy_=_copy_, uniform_=_uniform_, normal_=_normal_,
+)
 
+_OPERATORS = dict(
+    __add__=pointwise.add, __radd__=pointwise.add, __iadd__=_binary_inplace(pointwise.add, np.add),
+    __sub__=pointwise.sub, __rsub__=pointwise.rsub, __isub__=_binary_inplace(pointwise.sub, np.subtract),
+    __mul__=pointwise.mul, __rmul__=pointwise.mul, __imul__=_binary_inplace(pointwise.mul),
+    __truediv__=pointwise.div, __rtruediv__=pointwise.rdiv, __itruediv__=_binary_inplace(pointwise.div),
+    __floordiv__=pointwise.floor_divide, __mod__=pointwise.remainder,
+    __pow__=pointwise.pow, __rpow__=pointwise.rpow, __ipow__=_binary_inplace(pointwise.pow),
+    __matmul__=linalg.matmul, __rmatmul__=lambda self, other: linalg.matmul(other, self),
+    __neg__=pointwise.neg, __pos__=lambda self: self, __abs__=pointwise.abs,
+    __eq__=_compare("eq"), __ne__=_compare("ne"), __lt__=_compare("lt"), __le__=_compare("le"),
+    __gt__=_compare("gt"), __ge__=_compare("ge"),
+    __and__=_logical("and"), __or__=_logical("or"), __xor__=_logical("xor"),
+    __rand__=_logical("and"), __ror__=_logical("or"), __rxor__=_logical("xor"),
+    __invert__=pointwise.bitwise_not,
+    __getitem__=indexing.getitem, __setitem__=indexing.setitem,
+)
+
+
+# Operations whose method is the function itself (x.tril(), x.atan2(y), x.scatter_(...)).
 _SAME_AS_FUNCTION = [
     *(getattr(pointwise, n) for n in ("tan", "asin", "acos", "atan", "sinh", "cosh", "atan2", "lerp", "frac",
-                                      "fmod", "clamp_min", "clamp_max", "bitwise_not", "bitwise_and",
+                                      "fmod", "hypot", "clamp_min", "clamp_max", "bitwise_not", "bitwise_and",
                                       "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")),
     *(getattr(arrange, n) for n in ("tril", "triu", "diag", "diagonal", "trace", "roll", "tile",
                                     "repeat_interleave", "diff", "cumprod", "unique", "isin", "erf", "logical_and",
@@ -409,16 +438,19 @@ _SAME_AS_FUNCTION = [
     *(getattr(statistics, n) for n in statistics.__all__),
     scatter.scatter, scatter.scatter_add, scatter.index_add,
 ]
-_MORE_METHODS = {fn.__name__: fn for fn in _SAME_AS_FUNCTION}
-_MORE_METHODS.update({
-    "scatter_": scatter._inplace_method(scatter.scatter), "scatter_add_": scatter._inplace_method(scatter.scatter_add),
-    "index_add_": scatter._inplace_method(scatter.index_add),
-    "where": lambda self, condition, other: pointwise.where(condition, self, other),  # x where condition, else other
-})
-for _name, _fn in _MORE_METHODS.items():
-    if not hasattr(Tensor, _name):
-        setattr(Tensor, _name, _fn)
-Tensor.__lshift__, Tensor.__rshift__ = pointwise.bitwise_left_shift, pointwise.bitwise_right_shift
-Tensor.T = property(_T)
-Tensor.mT = property(_mT)
-Tensor.__hash__ = object.__hash__  # defining __eq__ must not make tensors unhashable
+_MORE = dict(
+    scatter_=scatter._inplace_method(scatter.scatter), scatter_add_=scatter._inplace_method(scatter.scatter_add),
+    index_add_=scatter._inplace_method(scatter.index_add),
+    where=lambda self, condition, other: pointwise.where(condition, self, other),  # x where condition, else other
+    # in-place random fills (creation.py: the same draws as PyTorch's CPU kernels)
+    bernoulli_=creation._bernoulli_, exponential_=creation._exponential_, random_=creation._random_,
+    bernoulli=lambda self, p=None, *, generator=None: creation.bernoulli(self, p, generator=generator),
+    multinomial=creation.multinomial,
+    __lshift__=pointwise.bitwise_left_shift, __rshift__=pointwise.bitwise_right_shift,
+    T=property(_T), mT=property(_mT),
+)
+
+METHODS: dict[str, Any] = _one_table(_ARITHMETIC, _OPERATIONS, _NEW_TENSORS, _IN_PLACE, _OPERATORS,
+                                     [(fn.__name__, fn) for fn in _SAME_AS_FUNCTION], _MORE)
+_install(Tensor, METHODS)
+

@@ -455,9 +455,3 @@ def _random_(self: Tensor, from_: Any = None, to: Any = None, *, generator: Any 
     drawn = _generator(generator).random_integers(int(from_), int(to), tuple(self.shape), self.dtype._np)
     return _fill_from_host(self, drawn)
 
-
-for _name, _fn in (("bernoulli_", _bernoulli_), ("exponential_", _exponential_), ("random_", _random_),
-                   ("bernoulli", lambda self, p=None, *, generator=None: bernoulli(self, p, generator=generator)),
-                   ("multinomial", multinomial)):
-    if not hasattr(Tensor, _name):
-        setattr(Tensor, _name, _fn)

@@ -65,6 +65,15 @@ short, int, long = int16, int32, int64  # noqa: A001
 ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
 _BY_NP = {d._np: d for d in ALL}
 _BY_NAME = {d.name: d for d in ALL}
+# PyTorch's C++ scalar-type names, as its messages print them ("not implemented for 'Long'"):
+# written once, here, for every module that words such a message.
+SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int8": "Char", "int16": "Short",
+                "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
+
+
+def type_name(dt: dtype) -> str:
+    """PyTorch's scalar-type name of ``dt`` in error messages: ``Float``, ``Long``, ``Bool`` ..."""
+    return SCALAR_NAMES[dt.name]
 _default_float = float32
 
 

@@ -102,6 +102,13 @@ class Tensor:
         be = for_device(dev)
         return Tensor._make(be.xp.zeros(tuple(shape), dtype=be.dtype(dtype), device=be.native_device), dev)
 
+    def _filled_like(self, value: float, requires_grad: bool = False) -> "Tensor":
+        """A new tensor of this one's shape, dtype and device, every element ``value`` (no history).
+        autograd uses it for seed and zero gradients, so that it needs nothing from ``creation``."""
+        be = self._backend
+        data = be.xp.full(tuple(self._data.shape), value, dtype=be.dtype(self._dtype), device=be.native_device)
+        return Tensor._make(data, self._device, requires_grad)
+
     def _view_of(self, data: Any) -> "Tensor":
         """A new tensor that shares this one's storage and version counter (a view)."""
         t = Tensor._make(data, self._device)
@@ -424,10 +431,8 @@ class Tensor:
 
     def type(self, dtype: Any = None) -> Any:
         if dtype is None:
-            kind = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long",
-                    "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
             prefix = "torch.cuda." if self.is_cuda else "torch."
-            return f"{prefix}{kind[self._dtype.name]}Tensor"
+            return f"{prefix}{dtypes.type_name(self._dtype)}Tensor"
         if isinstance(dtype, str):  # the legacy names: x.type("torch.DoubleTensor")
             return _to_legacy_type_name(self, dtype)
         return self.to(dtypes.from_any(dtype))
@@ -528,9 +533,7 @@ class Tensor:
 
 def _to_legacy_type_name(t: Tensor, name: str) -> Tensor:
     """``"torch.FloatTensor"``, ``"torch.cuda.LongTensor"`` … → that dtype (and device)."""
-    kinds = {"Float": dtypes.float32, "Double": dtypes.float64, "Half": dtypes.float16, "Long": dtypes.int64,
-             "Int": dtypes.int32, "Short": dtypes.int16, "Char": dtypes.int8, "Byte": dtypes.uint8,
-             "Bool": dtypes.bool}
+    kinds = {kind: dtypes._BY_NAME[name] for name, kind in dtypes.SCALAR_NAMES.items()}
     parts = name.split(".")
     kind = parts[-1][:-len("Tensor")] if parts[-1].endswith("Tensor") else None
     if parts[0] != "torch" or kind not in kinds or len(parts) > 3 or (len(parts) == 3 and parts[1] != "cuda"):
@@ -593,5 +596,3 @@ def _parse_to(t: Tensor, args: tuple, kwargs: dict) -> tuple[device, dtypes.dtyp
             raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
     return dev, dt, copy
 
-
-from . import _tensor_methods  # noqa: E402,F401  (attaches the operations as methods)

@@ -42,7 +42,6 @@ def _as_tuple(x: Any) -> tuple:
 
 def _make_grads(outputs: tuple, grad_outputs: tuple) -> list:
     """Default gradients (1 for scalars) and PyTorch's checks of given ones."""
-    from ..creation import ones_like
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
@@ -51,7 +50,7 @@ def _make_grads(outputs: tuple, grad_outputs: tuple) -> list:
             if not out.dtype.is_floating_point:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                    f"{out.dtype}")
-            grads.append(ones_like(out))
+            grads.append(out._filled_like(1))
             continue
         if tuple(g.shape) != tuple(out.shape):
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has "
@@ -114,8 +113,7 @@ def grad(outputs: TensorOrTensors, inputs: TensorOrTensors, grad_outputs: Option
     for index, (t, g) in enumerate(zip(ins, captured)):
         if g is None:
             if materialize_grads:
-                from ..creation import zeros_like
-                g = zeros_like(t)
+                g = t._filled_like(0)
             elif not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {index} appears to not have been used in "
                                    "the graph. Set allow_unused=True if this is the desired behavior.")

@@ -371,34 +371,42 @@ def _is_one_of(obj: Any, items: tuple) -> bool:
 def once_differentiable(fn: Any) -> Any:
     """Mark a ``backward`` that cannot itself be differentiated (it uses NumPy, say).
 
-    The backward runs with grad mode off, so its results record no graph even
-    under ``create_graph=True``.  If an arriving gradient does require grad (a
-    double backward through this Function is under way), the results pass
-    through :class:`_OnceDifferentiableError`, which raises only if someone
-    then differentiates through them -- PyTorch does the same.
+    The backward runs with grad mode off, so it records no graph.  When grad mode is
+    on and some arriving gradient requires grad (a double backward through this
+    Function is under way), each result is detached, marked ``requires_grad=True``
+    and passed through :class:`_OnceDifferentiableError` (grad_fn ``<Error>``), whose
+    backward raises "trying to differentiate twice ..." -- exactly what PyTorch does.
+    Otherwise the results come back as they are.
     """
-    from ..tensor import Tensor  # here, not at the top: tensor.py imports this module
-
     @functools.wraps(fn)
     def wrapper(ctx: Any, *grads: Any) -> Any:
+        Tensor = _TENSOR or _tensor_class()
         with grad_mode.no_grad():
             result = fn(ctx, *grads)
         if not grad_mode.is_grad_enabled() or not any(isinstance(g, Tensor) and g.requires_grad for g in grads):
             return result
         results = result if isinstance(result, tuple) else (result,)
-        wrapped = tuple(_OnceDifferentiableError.apply(r) if isinstance(r, Tensor) else r for r in results)
+        marked = [r.detach().requires_grad_(True) if isinstance(r, Tensor) else r for r in results]
+        if not any(isinstance(r, Tensor) for r in marked):
+            return result
+        wrapped = _OnceDifferentiableError.apply(*marked)
+        wrapped = wrapped if isinstance(wrapped, tuple) else (wrapped,)
         return wrapped if isinstance(result, tuple) else wrapped[0]
 
     return wrapper
 
 
 class _OnceDifferentiableError(Function):
-    """Identity forward; a backward that explains why a second derivative is impossible."""
+    """PyTorch's ``DelayedError`` node: identity forward; a backward that explains why a
+    second derivative through a ``@once_differentiable`` backward is impossible."""
+
+    _backward_name = "torch::autograd::Error"
 
     @staticmethod
-    def forward(ctx: Any, x: "Tensor") -> "Tensor":
-        return x.clone()
+    def forward(ctx: Any, *xs: Any) -> Any:
+        outs = tuple(x.clone() if x is not None else None for x in xs)
+        return outs if len(outs) != 1 else outs[0]
 
     @staticmethod
-    def backward(ctx: Any, grad: "Tensor") -> "Tensor":
+    def backward(ctx: Any, *grads: Any) -> Any:
         raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")

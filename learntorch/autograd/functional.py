@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Union
 
-from . import grad as _grad
 from .grad_mode import enable_grad
 
 if TYPE_CHECKING:
@@ -19,6 +18,13 @@ if TYPE_CHECKING:
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
 
 Inputs = Union["Tensor", tuple]
+
+
+def _grad(*args: Any, **kwargs: Any) -> Any:
+    """``autograd.grad``, looked up when called: the package imports this module, so a
+    module-level import back would be a circle in the import graph."""
+    from . import grad
+    return grad(*args, **kwargs)
 
 
 def _as_inputs(inputs: Inputs, fn_name: str = "jacobian") -> tuple[tuple, bool]:
@@ -33,7 +39,6 @@ def _as_inputs(inputs: Inputs, fn_name: str = "jacobian") -> tuple[tuple, bool]:
 
 def _jacobian_of(output: "Tensor", inputs: tuple, create_graph: bool) -> tuple:
     """One Jacobian block per input, each of shape ``output.shape + input.shape``."""
-    from ..creation import zeros_like
     from ..ops.shape import stack
     flat = output.reshape(-1)
     rows: list[list] = [[] for _ in inputs]
@@ -43,10 +48,10 @@ def _jacobian_of(output: "Tensor", inputs: tuple, create_graph: bool) -> tuple:
         else:  # an output that does not depend on the inputs at all
             grads = (None,) * len(inputs)
         for k, (g, t) in enumerate(zip(grads, inputs)):
-            rows[k].append(zeros_like(t) if g is None else g)
+            rows[k].append(t._filled_like(0) if g is None else g)
     blocks = []
     for k, t in enumerate(inputs):
-        block = stack(rows[k]) if rows[k] else zeros_like(t).reshape(0, *t.shape)
+        block = stack(rows[k]) if rows[k] else t._filled_like(0).reshape(0, *t.shape)
         block = block.reshape(*output.shape, *t.shape)
         blocks.append(block if create_graph else block.detach())
     return tuple(blocks)
@@ -79,8 +84,7 @@ def hessian(func: Callable[..., Any], inputs: Inputs, create_graph: bool = False
         if out.numel() != 1:
             raise RuntimeError("The Tensor returned by the function given to hessian should contain a single element")
         grads = _grad(out.reshape(()), xs, create_graph=True, allow_unused=True)
-        from ..creation import zeros_like
-        grads = tuple(zeros_like(x) if g is None else g for g, x in zip(grads, xs))
+        grads = tuple(x._filled_like(0) if g is None else g for g, x in zip(grads, xs))
         return grads if in_tuple else grads[0]
 
     return jacobian(gradient, ins if in_tuple else ins[0], create_graph=create_graph)
@@ -97,8 +101,8 @@ def vjp(func: Callable[..., Any], inputs: Inputs, v: Any = None, create_graph: b
     with enable_grad():
         out = func(*ins)
         grads = _grad(out, ins, grad_outputs=v, create_graph=create_graph, allow_unused=True)
-    from ..creation import zeros_like
-    grads = tuple(zeros_like(x) if g is None else (g if create_graph else g.detach()) for g, x in zip(grads, ins))
+    grads = tuple(x._filled_like(0) if g is None else (g if create_graph else g.detach())
+                  for g, x in zip(grads, ins))
     return out.detach(), _pack(grads, in_tuple)
 
 
@@ -107,16 +111,15 @@ def jvp(func: Callable[..., Any], inputs: Inputs, v: Any = None, create_graph: b
     """``(func(inputs), J v)`` by the "double backward" trick PyTorch uses: the vjp with a
     dummy vector ``u`` is linear in ``u``, so differentiating it with respect to ``u`` along
     ``v`` gives ``J v``."""
-    from ..creation import zeros_like
     ins, in_tuple = _as_inputs(inputs, "jvp")
     vs = v if isinstance(v, tuple) else (v,)
     with enable_grad():
         out = func(*ins)
-        u = zeros_like(out, requires_grad=True)
+        u = out._filled_like(0, requires_grad=True)
         grads = _grad(out, ins, grad_outputs=u, create_graph=True, allow_unused=True)
         used = [(g, w) for g, w in zip(grads, vs) if g is not None]
         if not used:
-            return out.detach(), zeros_like(out)
+            return out.detach(), out._filled_like(0)
         (result,) = _grad(tuple(g for g, _ in used), u, grad_outputs=tuple(w for _, w in used),
                           create_graph=create_graph)
     return out.detach(), result if create_graph else result.detach()
@@ -131,8 +134,8 @@ def hvp(func: Callable[..., Any], inputs: Inputs, v: Any = None, create_graph: b
         out = func(*ins)
         grads = _grad(out.reshape(()), ins, create_graph=True)
         second = _grad(grads, ins, grad_outputs=vs, create_graph=create_graph, allow_unused=True)
-    from ..creation import zeros_like
-    second = tuple(zeros_like(x) if g is None else (g if create_graph else g.detach()) for g, x in zip(second, ins))
+    second = tuple(x._filled_like(0) if g is None else (g if create_graph else g.detach())
+                   for g, x in zip(second, ins))
     return out.detach(), _pack(second, in_tuple)
 
 

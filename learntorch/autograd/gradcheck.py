@@ -59,7 +59,6 @@ def _host(t: Any) -> np.ndarray:
 def analytical_jacobian(fn: Callable, inputs: Sequence[Any]) -> list:
     """The same Jacobians from backward: row ``j`` of output ``k`` is ``grad(out_k, inputs, e_j)``."""
     from ..autograd import grad
-    from ..creation import zeros_like
     from ..tensor import Tensor
     diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
     outs = _as_outputs(fn(*inputs))
@@ -70,7 +69,7 @@ def analytical_jacobian(fn: Callable, inputs: Sequence[Any]) -> list:
         for j in range(out.numel()):
             unit = np.zeros(out.numel(), dtype=out.dtype._np)
             unit[j] = 1.0
-            v = zeros_like(out)
+            v = out._filled_like(0)
             v._data[...] = transfer(unit.reshape(tuple(out.shape)), CPU, out.device)
             grads = grad(out, diff, v, retain_graph=True, allow_unused=True)
             for xi, g in enumerate(grads):
@@ -115,15 +114,37 @@ def _fmt(m: np.ndarray) -> str:
     return np.array2string(m, precision=4, suppress_small=True)
 
 
-def gradgradcheck(func: Callable, inputs: Any, **kwargs: Any) -> bool:
-    """Check second derivatives: gradcheck of the (create_graph) gradient function."""
-    from ..autograd import enable_grad, grad
-    inputs = inputs if isinstance(inputs, tuple) else (inputs,)
+def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps: float = 1e-6, atol: float = 1e-5,
+                  rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True,
+                  seed: int = 0, **_ignored: Any) -> bool:
+    """Check second derivatives, as ``torch.autograd.gradgradcheck`` does.
 
-    def first_grads(*xs: Any) -> tuple:
+    The function checked is ``(inputs, v) ↦ vᵀ·∂func/∂inputs``, the first backward
+    with ``create_graph=True``, against finite differences -- with respect to the
+    inputs *and* to the output gradients ``v``.  Differentiating with respect to
+    ``v`` is what catches a backward computed on raw arrays: its result does not
+    depend on ``v`` through the graph, so its Jacobian comes out zero.  ``v`` is
+    random (float64, seeded by ``seed``) unless ``grad_outputs`` is given.
+    """
+    from ..autograd import enable_grad, grad
+    from ..tensor import Tensor
+    inputs = inputs if isinstance(inputs, tuple) else (inputs,)
+    outs = _as_outputs(func(*inputs))
+    if grad_outputs is None:
+        rng = np.random.default_rng(seed)
+        grad_outputs = tuple(
+            Tensor._make(transfer(rng.uniform(-1.0, 1.0, tuple(o.shape)).astype(o.dtype._np), CPU, o.device),
+                         o.device, requires_grad=True)
+            for o in outs if isinstance(o, Tensor) and o.requires_grad)
+    grad_outputs = tuple(grad_outputs) if isinstance(grad_outputs, (tuple, list)) else (grad_outputs,)
+    n_in = len(inputs)
+
+    def first_grads(*args: Any) -> tuple:
+        xs, vs = args[:n_in], args[n_in:]
         with enable_grad():  # the numerical Jacobian calls this under no_grad
-            out = func(*xs)
-            total = out.sum() if out.numel() != 1 else out.reshape(())
-            diff = [x for x in xs if getattr(x, "requires_grad", False)]
-            return grad(total, diff, create_graph=True)
-    return gradcheck(first_grads, inputs, **kwargs)
+            outputs = [o for o in _as_outputs(func(*xs)) if isinstance(o, Tensor) and o.requires_grad]
+            diff = [x for x in xs if isinstance(x, Tensor) and x.requires_grad]
+            grads = grad(outputs, diff, list(vs), create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+    return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)

@@ -265,8 +265,7 @@ class AccumulateGrad(Node):
             grad = grad.to(var.dtype)
         if var._grad is None:
             if create_graph:  # a copy, as PyTorch makes (CopyBackwards): never a view of another tensor
-                from ..creation import empty_like
-                var._grad = empty_like(grad).copy_(grad)
+                var._grad = grad._filled_like(0).copy_(grad)
             elif task is not None and task.may_keep(grad):
                 var._grad = grad.detach()
             else:

@@ -22,6 +22,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
+from .formula import differentiable_backward
 from .common import new_result, numpy_aliases
 
 __all__ = ["tril", "triu", "diag", "diagonal", "trace", "roll", "tile", "repeat_interleave", "diff", "meshgrid",
@@ -214,6 +215,7 @@ class Einsum(Function):
     def forward(ctx, *operands: Tensor, inputs: tuple = (), output: str = "") -> Tensor:
         arrays = [o._data for o in operands]
         ctx.arrays, ctx.inputs, ctx.output = arrays, inputs, output
+        ctx.save_for_backward(*operands)  # for create_graph=True: the backward is an einsum too
         return new_result(np.asarray(np.einsum(",".join(inputs) + "->" + output, *arrays)), operands[0])
 
     @staticmethod
@@ -230,9 +232,16 @@ class Einsum(Function):
             present = set(ctx.output).union(*[set(s) for s, _ in others])
             target = "".join(c for c in sub if c in present)
             spec = ",".join([ctx.output] + [s for s, _ in others]) + "->" + target
+            shape = ctx.arrays[k].shape
+            if differentiable_backward():  # the same contraction as an operation: differentiable again
+                operands = ctx.saved_tensors
+                rest = [operands[j] for j in range(len(ctx.inputs)) if j != k]
+                g = Einsum.apply(grad, *rest, inputs=(ctx.output, *[s for s, _ in others]), output=target)
+                grads.append(g.reshape([shape[i] if c in present else 1 for i, c in enumerate(sub)])
+                             .expand(*shape).to(operands[k].dtype))
+                continue
             g = np.einsum(spec, grad._data, *[a for _, a in others])
             # letters only operand k has were summed away in forward: their gradient is broadcast back
-            shape = ctx.arrays[k].shape
             g = np.broadcast_to(g.reshape([shape[i] if c in present else 1 for i, c in enumerate(sub)]), shape)
             grads.append(new_result(np.ascontiguousarray(g).astype(ctx.arrays[k].dtype), grad))
         return tuple(grads)
@@ -284,7 +293,7 @@ class Erf(Function):
 
     @staticmethod
     def forward(ctx, x: Tensor) -> Tensor:
-        from ..nn.functional import erf_array
+        from .special import erf_array
         ctx.save_for_backward(x)
         return new_result(erf_array(x._backend.xp, x._data), x)
 

@@ -649,7 +649,7 @@ def logical(op: str, input: Tensor, other: Any) -> Tensor:
     """``&``, ``|``, ``^`` on bool or integer tensors."""
     xa, xb, dt = binary_operands(input, other)
     if dt.is_floating_point:
-        kind = {"float64": "Double", "float16": "Half"}.get(dt.name, "Float")
+        kind = dtypes.type_name(dt)
         raise NotImplementedError(f'"bitwise_{op}_cpu" not implemented for \'{kind}\'')
     return _nondiff(input, {"and": xa.__and__, "or": xa.__or__, "xor": xa.__xor__}[op](xb))
 
@@ -772,9 +772,73 @@ def frac(input: Tensor) -> Tensor:
     return input - trunc(input)
 
 
+class Fmod(Function):
+    """C's ``fmod``: ``a - trunc(a / b)·b``, computed exactly by the array library.
+    ∂/∂a = 1, ∂/∂b = -trunc(a / b) (PyTorch's formula; the jumps have no derivative)."""
+
+    _backward_name = "FmodBackward1"
+    _scalar_edges = True
+
+    @staticmethod
+    def forward(ctx, a: Tensor, b: Any) -> Tensor:
+        xa, xb, _ = binary_operands(a, b)
+        ctx.metas = (_meta(a), _meta(b))
+        if isinstance(b, Tensor) and ctx.needs_input_grad[1]:
+            ctx.save_for_backward(a, b)
+        xp = a._backend.xp
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = xp.fmod(xa, xb) if hasattr(xp, "fmod") else xa - xp.trunc(xa / xb) * xb
+        return new_result(out, a)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        ma, mb = ctx.metas
+        gb = None
+        if mb is not None and ctx.needs_input_grad[1]:
+            a, b = ctx.saved_tensors
+            gb = _grad_for(-grad * trunc(a / b), mb)
+        return (_grad_for(grad, ma) if ctx.needs_input_grad[0] else None), gb
+
+
+class FmodScalar(Fmod):
+    """``fmod`` by a Python number: PyTorch names this node ``FmodBackward0``."""
+
+    _backward_name = "FmodBackward0"
+
+
 def fmod(input: Tensor, other: Any) -> Tensor:
     """C's remainder: the sign follows the dividend (``remainder`` follows the divisor)."""
-    return input - trunc(input / other) * other
+    return (Fmod if isinstance(other, Tensor) else FmodScalar).apply(input, other)
+
+
+class Hypot(Function):
+    """``sqrt(a² + b²)`` without overflow; ∂/∂a = a / hypot, ∂/∂b = b / hypot."""
+
+    _backward_name = "HypotBackward0"
+
+    @staticmethod
+    def forward(ctx, a: Tensor, b: Tensor) -> Tensor:
+        xa, xb, dt = binary_operands(a, b)
+        if not dt.is_floating_point:
+            raise NotImplementedError(f"\"hypot_cpu\" not implemented for '{dtypes.type_name(dt)}'")
+        out = new_result(a._backend.xp.hypot(xa, xb), a)
+        ctx.metas = (_meta(a), _meta(b))
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        a, b, out = ctx.saved_tensors
+        ma, mb = ctx.metas
+        return (_grad_for(grad * a / out, ma) if ctx.needs_input_grad[0] else None,
+                _grad_for(grad * b / out, mb) if ctx.needs_input_grad[1] else None)
+
+
+def hypot(input: Tensor, other: Tensor) -> Tensor:
+    """The hypotenuse ``sqrt(input² + other²)``, element-wise; both must be tensors, as in PyTorch."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"hypot(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    return Hypot.apply(input, other)
 
 
 def clamp_min(input: Tensor, min: Any) -> Tensor:  # noqa: A002
@@ -785,7 +849,7 @@ def clamp_max(input: Tensor, max: Any) -> Tensor:  # noqa: A002
     return clamp(input, max=max)
 
 
-__all__ += ["atan2", "lerp", "frac", "fmod", "clamp_min", "clamp_max"]
+__all__ += ["atan2", "lerp", "frac", "fmod", "hypot", "clamp_min", "clamp_max"]
 
 
 # ---------------------------------------------------------------------------- bitwise operations by name
@@ -805,7 +869,7 @@ def bitwise_xor(input: Tensor, other: Any) -> Tensor:
 def _shift(name: str, input: Tensor, other: Any) -> Tensor:
     xa, xb, dt = binary_operands(input, other)
     if dt.is_floating_point or dt is dtypes.bool:
-        kind = {"float64": "Double", "float16": "Half", "bool": "Bool"}.get(dt.name, "Float")
+        kind = dtypes.type_name(dt)
         raise NotImplementedError(f'"{name}_cpu" not implemented for \'{kind}\'')
     return _nondiff(input, getattr(input._backend.xp, name)(xa, xb))
 

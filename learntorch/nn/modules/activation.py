@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ...tensor import Tensor
-from .. import activations as A
+from ...ops import activations as A
 from .. import functional as F
 from .module import Module
 

@@ -12,7 +12,8 @@ from typing import Any, Optional, Union
 
 from ... import creation
 from ...tensor import Tensor
-from .. import convolution, init
+from ...ops import convolution
+from .. import init
 from ..parameter import Parameter
 from .module import Module
 

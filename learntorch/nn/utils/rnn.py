@@ -151,8 +151,7 @@ def invert_permutation(permutation: Optional[Tensor]) -> Optional[Tensor]:
 
 
 # ----------------------------------------------------------------------------- packing
-_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+_SCALAR_NAMES = dtypes.SCALAR_NAMES
 
 
 def _check_long_cpu(t: Tensor) -> None:

@@ -23,8 +23,9 @@ The code uses NumPy's API (``pad``, ``tensordot``), which CuPy shares: it runs o
 CPU and on a real GPU, not on the array-API stand-in for CUDA.
 
 Results agree with PyTorch to float32 rounding: PyTorch's kernels (oneDNN) add the
-products in another order.  These backwards work on arrays, so a second derivative
-through a convolution (``create_graph=True``) is not supported.
+products in another order.  A plain backward works on the arrays; under
+``create_graph=True`` the backwards are Functions themselves (the adjoint of each
+linear map is the other one), so convolution and pooling can be differentiated twice.
 """
 from __future__ import annotations
 
@@ -32,7 +33,8 @@ import math
 from typing import Any, Optional, Sequence, Union
 
 from ..autograd.function import Function
-from ..ops.common import check_same_device, new_result
+from .common import check_same_device, new_result
+from .formula import differentiable_backward
 from ..tensor import Tensor
 
 __all__ = ["conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "pair"]
@@ -89,8 +91,54 @@ def _pad(xp: Any, x: Any, pad: tuple, value: float = 0.0, extra: tuple = (0, 0))
     return xp.pad(x, ((0, 0), (0, 0), (ph, ph + eh), (pw, pw + ew)), constant_values=value)
 
 
+def _conv_arrays(xp: Any, x: Any, w: Any, stride: tuple, padding: tuple, dilation: tuple, groups: int) -> tuple:
+    """The convolution on arrays: ``(out (N, out, H_out, W_out), cols, padded input shape)``."""
+    kernel = tuple(w.shape[2:])
+    out_hw = tuple(_out_size(s, k, st, p, d) for s, k, st, p, d in zip(x.shape[2:], kernel, stride, padding,
+                                                                       dilation))
+    xpad = _pad(xp, x, padding)
+    cols = _windows(xp, xpad, kernel, stride, dilation, out_hw)
+    c_in, c_out = x.shape[1] // groups, w.shape[0] // groups
+    outs = [xp.tensordot(cols[:, g * c_in:(g + 1) * c_in], w[g * c_out:(g + 1) * c_out],
+                         axes=([1, 2, 3], [1, 2, 3])) for g in range(groups)]
+    out = xp.concatenate(outs, axis=-1) if groups > 1 else outs[0]  # (N, H_out, W_out, out)
+    return xp.ascontiguousarray(xp.transpose(out, (0, 3, 1, 2))), cols, xpad.shape
+
+
+def _grad_input_arrays(xp: Any, g: Any, w: Any, x_shape: tuple, stride: tuple, padding: tuple, dilation: tuple,
+                       groups: int) -> Any:
+    """∂L/∂x from ∂L/∂out: each output's gradient times the filter, added back onto the
+    input positions its window read (col2im) -- a transposed convolution."""
+    kernel = tuple(w.shape[2:])
+    c_out = w.shape[0] // groups
+    parts = [xp.tensordot(g[:, k * c_out:(k + 1) * c_out], w[k * c_out:(k + 1) * c_out], axes=([1], [0]))
+             for k in range(groups)]  # each (N, H_out, W_out, c_in, kh, kw)
+    gcols = xp.transpose(xp.concatenate(parts, axis=3) if groups > 1 else parts[0], (0, 3, 4, 5, 1, 2))
+    (ph, pw), (h, wd) = padding, x_shape[2:]
+    padded_shape = tuple(x_shape[:2]) + (h + 2 * ph, wd + 2 * pw)
+    full = _add_windows(xp, gcols, padded_shape, kernel, stride, dilation)
+    return xp.ascontiguousarray(full[:, :, ph:ph + h, pw:pw + wd])
+
+
+def _grad_weight_arrays(xp: Any, g: Any, cols: Any, groups: int) -> Any:
+    """∂L/∂w from ∂L/∂out and the input's windows: Σ over batch and positions of grad · window."""
+    c_in, c_out = cols.shape[1] // groups, g.shape[1] // groups
+    parts = [xp.tensordot(g[:, k * c_out:(k + 1) * c_out], cols[:, k * c_in:(k + 1) * c_in],
+                          axes=([0, 2, 3], [0, 4, 5])) for k in range(groups)]
+    return xp.concatenate(parts, axis=0) if groups > 1 else parts[0]
+
+
+def _windows_of(xp: Any, x: Any, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
+                out_hw: tuple) -> Any:
+    return _windows(xp, _pad(xp, x, padding), kernel, stride, dilation, out_hw)
+
+
 class Convolution(Function):
-    """``conv2d`` as im2col + tensordot; ``groups`` split the channels into independent convolutions."""
+    """``conv2d`` as im2col + tensordot; ``groups`` split the channels into independent convolutions.
+
+    Backward: a plain backward works on the arrays (reusing forward's im2col windows);
+    under ``create_graph=True`` it calls the two adjoint operations below, which are
+    Functions themselves, so a convolution can be differentiated twice (WGAN-GP)."""
 
     _backward_name = "ConvolutionBackward0"
 
@@ -98,43 +146,85 @@ class Convolution(Function):
     def forward(ctx, x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: tuple = (1, 1),
                 padding: tuple = (0, 0), dilation: tuple = (1, 1), groups: int = 1) -> Tensor:
         xp = x._backend.xp
-        kernel = tuple(weight.shape[2:])
-        out_hw = tuple(_out_size(s, k, st, p, d) for s, k, st, p, d in zip(x.shape[2:], kernel, stride, padding,
-                                                                           dilation))
-        xpad = _pad(xp, x._data, padding)
-        cols = _windows(xp, xpad, kernel, stride, dilation, out_hw)
-        c_in, c_out = x.shape[1] // groups, weight.shape[0] // groups
-        outs = [xp.tensordot(cols[:, g * c_in:(g + 1) * c_in], weight._data[g * c_out:(g + 1) * c_out],
-                             axes=([1, 2, 3], [1, 2, 3])) for g in range(groups)]
-        out = xp.concatenate(outs, axis=-1) if groups > 1 else outs[0]  # (N, H_out, W_out, out)
-        out = xp.ascontiguousarray(xp.transpose(out, (0, 3, 1, 2)))
+        out, cols, _ = _conv_arrays(xp, x._data, weight._data, stride, padding, dilation, groups)
         if bias is not None:
             out = out + bias._data.reshape(1, -1, 1, 1)
-        ctx.cols, ctx.padded_shape, ctx.weight = cols, xpad.shape, weight
-        ctx.args = (kernel, stride, padding, dilation, groups, tuple(x.shape))
+        ctx.cols, ctx.weight, ctx.x_shape = cols, weight, tuple(x.shape)
+        ctx.save_for_backward(x, weight)
+        ctx.args = (stride, padding, dilation, groups)
         return new_result(out.astype(x._data.dtype, copy=False), x)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
-        xp = grad._backend.xp
-        kernel, stride, padding, dilation, groups, x_shape = ctx.args
-        g, cols, w = grad._data, ctx.cols, ctx.weight._data
-        c_in, c_out = x_shape[1] // groups, w.shape[0] // groups
+        stride, padding, dilation, groups = ctx.args
+        needs = ctx.needs_input_grad
         gx = gw = gb = None
-        if ctx.needs_input_grad[0]:
-            parts = [xp.tensordot(g[:, k * c_out:(k + 1) * c_out], w[k * c_out:(k + 1) * c_out], axes=([1], [0]))
-                     for k in range(groups)]  # each (N, H_out, W_out, c_in, kh, kw)
-            gcols = xp.transpose(xp.concatenate(parts, axis=3) if groups > 1 else parts[0], (0, 3, 4, 5, 1, 2))
-            full = _add_windows(xp, gcols, ctx.padded_shape, kernel, stride, dilation)
-            (ph, pw), (h, wd) = padding, x_shape[2:]
-            gx = new_result(xp.ascontiguousarray(full[:, :, ph:ph + h, pw:pw + wd]), grad)
-        if ctx.needs_input_grad[1]:
-            parts = [xp.tensordot(g[:, k * c_out:(k + 1) * c_out], cols[:, k * c_in:(k + 1) * c_in],
-                                  axes=([0, 2, 3], [0, 4, 5])) for k in range(groups)]
-            gw = new_result(xp.concatenate(parts, axis=0) if groups > 1 else parts[0], grad)
-        if len(ctx.needs_input_grad) > 2 and ctx.needs_input_grad[2]:
+        if differentiable_backward():
+            x, w = ctx.saved_tensors
+            if needs[0]:
+                gx = ConvolutionBackwardInput.apply(grad, w, tuple(x.shape), ctx.args)
+            if needs[1]:
+                gw = ConvolutionBackwardWeight.apply(grad, x, tuple(w.shape), ctx.args)
+            if len(needs) > 2 and needs[2]:
+                gb = grad.sum((0, 2, 3))
+            return gx, gw, gb
+        xp = grad._backend.xp
+        g, w = grad._data, ctx.weight._data
+        if needs[0]:
+            gx = new_result(_grad_input_arrays(xp, g, w, ctx.x_shape, stride, padding, dilation, groups), grad)
+        if needs[1]:
+            gw = new_result(_grad_weight_arrays(xp, g, ctx.cols, groups), grad)
+        if len(needs) > 2 and needs[2]:
             gb = new_result(g.sum(axis=(0, 2, 3)), grad)
         return gx, gw, gb
+
+
+class ConvolutionBackwardInput(Function):
+    """``(grad, w) ↦ ∂L/∂x``, a transposed convolution; linear in each argument.  Its own
+    backward: ∂/∂grad is the convolution of the incoming ``h`` with ``w``, ∂/∂w is the
+    weight gradient of that convolution (``<Dx(g, w), h> = <g, conv(h, w)>``)."""
+
+    _backward_name = "ConvolutionBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad: Tensor, w: Tensor, x_shape: tuple, args: tuple) -> Tensor:
+        ctx.save_for_backward(grad, w)
+        ctx.args = args
+        return new_result(_grad_input_arrays(grad._backend.xp, grad._data, w._data, x_shape, *args), grad)
+
+    @staticmethod
+    def backward(ctx, h: Tensor) -> tuple:
+        grad, w = ctx.saved_tensors
+        stride, padding, dilation, groups = ctx.args
+        gg = Convolution.apply(h, w, stride=stride, padding=padding, dilation=dilation, groups=groups) \
+            if ctx.needs_input_grad[0] else None
+        gw = ConvolutionBackwardWeight.apply(grad, h, tuple(w.shape), ctx.args) if ctx.needs_input_grad[1] else None
+        return gg, gw, None, None
+
+
+class ConvolutionBackwardWeight(Function):
+    """``(grad, x) ↦ ∂L/∂w``; linear in each argument.  Its backward: ∂/∂grad is the
+    convolution of ``x`` with the incoming ``k``, ∂/∂x the input gradient of that one."""
+
+    _backward_name = "ConvolutionBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad: Tensor, x: Tensor, w_shape: tuple, args: tuple) -> Tensor:
+        stride, padding, dilation, groups = args
+        ctx.save_for_backward(grad, x)
+        ctx.args = args
+        xp = grad._backend.xp
+        cols = _windows_of(xp, x._data, tuple(w_shape[2:]), stride, padding, dilation, tuple(grad.shape[2:]))
+        return new_result(_grad_weight_arrays(xp, grad._data, cols, groups), grad)
+
+    @staticmethod
+    def backward(ctx, k: Tensor) -> tuple:
+        grad, x = ctx.saved_tensors
+        stride, padding, dilation, groups = ctx.args
+        gg = Convolution.apply(x, k, stride=stride, padding=padding, dilation=dilation, groups=groups) \
+            if ctx.needs_input_grad[0] else None
+        gx = ConvolutionBackwardInput.apply(grad, k, tuple(x.shape), ctx.args) if ctx.needs_input_grad[1] else None
+        return gg, gx, None, None
 
 
 def _same_padding(kernel: tuple, dilation: tuple, stride: tuple) -> tuple[int, int]:
@@ -213,14 +303,56 @@ class MaxPool2DWithIndices(Function):
 
     @staticmethod
     def backward(ctx, grad: Tensor, _grad_indices: Any = None) -> Tensor:
-        xp = grad._backend.xp
-        n, c, h, w = ctx.x_shape
-        out = xp.zeros((n * c, h * w), dtype=grad._data.dtype)
-        idx = ctx.indices.reshape(n * c, -1)
-        g = grad._data.reshape(n * c, -1)
-        rows = xp.repeat(xp.arange(n * c), idx.shape[1])
-        out = grad._backend.scatter_add(out, (rows, idx.reshape(-1)), g.reshape(-1))  # windows may overlap
-        return new_result(out.reshape(n, c, h, w), grad)
+        if differentiable_backward():
+            return MaxPool2DBackward.apply(grad, ctx.indices, ctx.x_shape)
+        return new_result(_scatter_to_winners(grad._backend, grad._data, ctx.indices, ctx.x_shape), grad)
+
+
+def _scatter_to_winners(be: Any, g: Any, indices: Any, x_shape: tuple) -> Any:
+    """Each window's gradient, added at the input position that won (windows may overlap)."""
+    xp = be.xp
+    n, c, h, w = x_shape
+    out = xp.zeros((n * c, h * w), dtype=g.dtype)
+    idx = indices.reshape(n * c, -1)
+    rows = xp.repeat(xp.arange(n * c), idx.shape[1])
+    out = be.scatter_add(out, (rows, idx.reshape(-1)), g.reshape(-1))
+    return out.reshape(n, c, h, w)
+
+
+class MaxPool2DBackward(Function):
+    """Max pooling's backward as an operation (for ``create_graph=True``): scatter the
+    gradient to the winners.  It is linear in the gradient; its own backward gathers
+    the incoming gradient at the same winners (and gives the input nothing, as in PyTorch)."""
+
+    _backward_name = "MaxPool2DWithIndicesBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad: Tensor, indices: Any, x_shape: tuple) -> Tensor:
+        ctx.indices, ctx.grad_shape = indices, tuple(grad.shape)
+        return new_result(_scatter_to_winners(grad._backend, grad._data, indices, x_shape), grad)
+
+    @staticmethod
+    def backward(ctx, h: Tensor) -> tuple:
+        return MaxPool2DGather.apply(h, ctx.indices, ctx.grad_shape, tuple(h.shape)), None, None
+
+
+class MaxPool2DGather(Function):
+    """The adjoint of :class:`MaxPool2DBackward`: read ``h`` at each window's winner."""
+
+    _backward_name = "MaxPool2DWithIndicesBackward0"
+
+    @staticmethod
+    def forward(ctx, h: Tensor, indices: Any, out_shape: tuple, x_shape: tuple) -> Tensor:
+        xp = h._backend.xp
+        n, c = out_shape[:2]
+        idx = indices.reshape(n * c, -1)
+        picked = xp.take_along_axis(h._data.reshape(n * c, -1), idx, axis=1)
+        ctx.indices, ctx.x_shape = indices, x_shape
+        return new_result(xp.ascontiguousarray(picked.reshape(out_shape)), h)
+
+    @staticmethod
+    def backward(ctx, g: Tensor) -> tuple:
+        return MaxPool2DBackward.apply(g, ctx.indices, ctx.x_shape), None, None, None
 
 
 def max_pool2d(input: Tensor, kernel_size: IntOrPair, stride: Optional[IntOrPair] = None, padding: IntOrPair = 0,
@@ -266,17 +398,41 @@ class AvgPool2D(Function):
             divisor = _windows(xp, ones, kernel, stride, (1, 1), out_hw).sum(axis=(2, 3))[0, 0]
         divisor = divisor.astype(x._data.dtype)
         ctx.args = (kernel, stride, padding, xpad.shape, tuple(x.shape), divisor)
+        ctx.options = dict(kernel=kernel, stride=stride, padding=padding, count_include_pad=count_include_pad,
+                           divisor_override=divisor_override)
         return new_result(xp.ascontiguousarray(win.sum(axis=(2, 3)) / divisor), x)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> Tensor:
-        xp = grad._backend.xp
-        kernel, stride, padding, padded_shape, x_shape, divisor = ctx.args
-        share = grad._data / divisor  # each cell of a window gets this much of the window's gradient
-        cols = xp.broadcast_to(share[:, :, None, None], share.shape[:2] + kernel + share.shape[2:])
-        full = _add_windows(xp, cols, padded_shape, kernel, stride, (1, 1))
-        (ph, pw), (h, w) = padding, x_shape[2:]
-        return new_result(xp.ascontiguousarray(full[:, :, ph:ph + h, pw:pw + w]), grad)
+        if differentiable_backward():
+            return AvgPool2DBackward.apply(grad, ctx.args, ctx.options)
+        return new_result(_spread_over_windows(grad._backend.xp, grad._data, *ctx.args), grad)
+
+
+def _spread_over_windows(xp: Any, g: Any, kernel: tuple, stride: tuple, padding: tuple, padded_shape: tuple,
+                         x_shape: tuple, divisor: Any) -> Any:
+    """Average pooling's backward on arrays: each cell of a window gets ``grad / divisor``."""
+    share = g / divisor
+    cols = xp.broadcast_to(share[:, :, None, None], share.shape[:2] + kernel + share.shape[2:])
+    full = _add_windows(xp, cols, padded_shape, kernel, stride, (1, 1))
+    (ph, pw), (h, w) = padding, x_shape[2:]
+    return xp.ascontiguousarray(full[:, :, ph:ph + h, pw:pw + w])
+
+
+class AvgPool2DBackward(Function):
+    """Average pooling's backward as an operation (for ``create_graph=True``).  It is
+    linear, and its adjoint is average pooling itself with the same options."""
+
+    _backward_name = "AvgPool2DBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad: Tensor, args: tuple, options: dict) -> Tensor:
+        ctx.options = options
+        return new_result(_spread_over_windows(grad._backend.xp, grad._data, *args), grad)
+
+    @staticmethod
+    def backward(ctx, h: Tensor) -> tuple:
+        return AvgPool2D.apply(h, **ctx.options), None, None
 
 
 def avg_pool2d(input: Tensor, kernel_size: IntOrPair, stride: Optional[IntOrPair] = None, padding: IntOrPair = 0,
@@ -303,7 +459,7 @@ def avg_pool2d(input: Tensor, kernel_size: IntOrPair, stride: Optional[IntOrPair
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """Average into a fixed ``output_size`` grid whatever the input size: cell ``i`` covers rows
     ``floor(i·H/out)`` to ``ceil((i+1)·H/out)`` (PyTorch's rule; cells may overlap)."""
-    from ..ops.shape import stack
+    from .shape import stack
     size = output_size if isinstance(output_size, (tuple, list)) else (output_size, output_size)
     h, w = input.shape[-2:]
     oh, ow = (h if size[0] is None else size[0]), (w if size[1] is None else size[1])

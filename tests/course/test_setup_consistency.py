@@ -28,7 +28,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     tomllib = pytest.importorskip("tomli")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 # The extras that `make setup` installs (and so the lock must cover).
 LOCKED_EXTRAS = ("lab", "test")

@@ -11,8 +11,8 @@ Each is one ``autograd.Function`` named as PyTorch's backward node
 * ``hardtanh``/``relu6`` clip into [min, max]; ``hardsigmoid``/``hardswish`` are the
   cheap piecewise-linear versions of σ and swish; ``logsigmoid`` log σ(x) (stable).
 
-Backwards are written on arrays too, so a second derivative (``create_graph=True``)
-through these is not supported.
+Each derivative is written once (``.formula``): on arrays for a plain backward, on
+tensors under ``create_graph=True``, so these can be differentiated twice, as in PyTorch.
 """
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ from typing import Any, Callable
 import numpy as np
 
 from ..autograd.function import Function
-from ..ops.common import new_result
+from .common import new_result
+from .formula import TensorMath, array_math, differentiable_backward
 from ..tensor import Tensor
 
 __all__ = ["leaky_relu", "elu", "selu", "celu", "silu", "mish", "softplus", "hardtanh", "relu6", "logsigmoid",
@@ -32,31 +33,38 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def _sigmoid(xp: Any, a: Any) -> Any:
-    e = xp.exp(-xp.abs(a))  # exp of a non-positive number: no overflow
-    return xp.where(a >= 0, 1 / (1 + e), e / (1 + e))
+def _sigmoid(m: Any, a: Any) -> Any:
+    return m.sigmoid(a)
 
 
-def _softplus(xp: Any, a: Any, beta: float, threshold: float) -> Any:
+def _softplus(m: Any, a: Any, beta: float, threshold: float) -> Any:
     """log(1 + e^(βx))/β, and x itself once βx > threshold (where they agree in float32)."""
     ba = a * beta
-    return xp.where(ba > threshold, a, xp.log1p(xp.exp(xp.minimum(ba, threshold))) / beta)
+    return m.where(ba > threshold, a, m.log1p(m.exp(m.minimum(ba, threshold))) / beta)
 
 
 def _activation(backward_name: str, forward: Callable[..., Any], derivative: Callable[..., Any]) -> type:
-    """A Function ``y = f(x; options)`` with ``dy/dx = derivative(xp, x, y; options)``, both on arrays."""
+    """A Function ``y = f(x; options)`` with ``dy/dx = derivative(m, x; options)``.
+
+    Both formulas are written once against a namespace ``m`` (:mod:`.formula`): the
+    forward and a plain backward run them on arrays; a backward under
+    ``create_graph=True`` runs the derivative on tensors, so it can be differentiated again."""
     def fwd(ctx, x: Tensor, inplace: bool = False, **options: Any) -> Tensor:
-        xp = x._backend.xp
+        m = array_math(x._backend.xp)
         with np.errstate(all="ignore"):
-            out = xp.asarray(forward(xp, x._data, **options)).astype(x._data.dtype, copy=False)
+            out = m.xp.asarray(forward(m, x._data, **options)).astype(x._data.dtype, copy=False)
         # an in-place call overwrites x's memory with the result: keep a copy of the input for backward
-        ctx.x, ctx.y, ctx.options = (x._data.copy() if inplace else x._data), out, options
+        ctx.x, ctx.options = (x._data.copy() if inplace else x._data), options
+        ctx.save_for_backward(x)  # for a double backward (an in-place call keeps the old x: _inplace)
         return new_result(out, x)
 
     def bwd(ctx, grad: Tensor) -> Tensor:
-        xp = grad._backend.xp
+        if differentiable_backward():
+            (x,) = ctx.saved_tensors
+            return grad * derivative(TensorMath(x), x, **ctx.options)
+        m = array_math(grad._backend.xp)
         with np.errstate(all="ignore"):
-            d = derivative(xp, ctx.x, ctx.y, **ctx.options)
+            d = derivative(m, ctx.x, **ctx.options)
         return new_result((grad._data * d).astype(grad._data.dtype, copy=False), grad)
 
     return type(backward_name.replace("Backward0", ""), (Function,),
@@ -66,40 +74,39 @@ def _activation(backward_name: str, forward: Callable[..., Any], derivative: Cal
 
 
 LeakyRelu = _activation("LeakyReluBackward0",
-                        lambda xp, a, slope: xp.where(a > 0, a, a * slope),
-                        lambda xp, a, y, slope: xp.where(a > 0, 1.0, slope))
+                        lambda m, a, slope: m.where(a > 0, a, a * slope),
+                        lambda m, a, slope: m.where(a > 0, 1.0, slope))
 Elu = _activation("EluBackward0",
-                  lambda xp, a, alpha, scale, input_scale: xp.where(a > 0, a * scale,
-                                                                    xp.expm1(a * input_scale) * (alpha * scale)),
-                  lambda xp, a, y, alpha, scale, input_scale: xp.where(
-                      a > 0, scale, xp.exp(a * input_scale) * (alpha * scale * input_scale)))
+                  lambda m, a, alpha, scale, input_scale: m.where(a > 0, a * scale,
+                                                                  m.expm1(a * input_scale) * (alpha * scale)),
+                  lambda m, a, alpha, scale, input_scale: m.where(
+                      a > 0, scale, m.exp(a * input_scale) * (alpha * scale * input_scale)))
 Celu = _activation("CeluBackward0", Elu.forward_fn, Elu.derivative_fn)
 Silu = _activation("SiluBackward0",
-                   lambda xp, a: a * _sigmoid(xp, a),
-                   lambda xp, a, y: _sigmoid(xp, a) * (1 + a * (1 - _sigmoid(xp, a))))
+                   lambda m, a: a * _sigmoid(m, a),
+                   lambda m, a: _sigmoid(m, a) * (1 + a * (1 - _sigmoid(m, a))))
 Mish = _activation("MishBackward0",
-                   lambda xp, a: a * xp.tanh(_softplus(xp, a, 1.0, 20.0)),
-                   lambda xp, a, y: xp.tanh(_softplus(xp, a, 1.0, 20.0))
-                   + a * _sigmoid(xp, a) * (1 - xp.tanh(_softplus(xp, a, 1.0, 20.0)) ** 2))
+                   lambda m, a: a * m.tanh(_softplus(m, a, 1.0, 20.0)),
+                   lambda m, a: m.tanh(_softplus(m, a, 1.0, 20.0))
+                   + a * _sigmoid(m, a) * (1 - m.tanh(_softplus(m, a, 1.0, 20.0)) ** 2))
 Softplus = _activation("SoftplusBackward0",
-                       lambda xp, a, beta, threshold: _softplus(xp, a, beta, threshold),
-                       lambda xp, a, y, beta, threshold: xp.where(a * beta > threshold, 1.0,
-                                                                  _sigmoid(xp, a * beta)))
+                       lambda m, a, beta, threshold: _softplus(m, a, beta, threshold),
+                       lambda m, a, beta, threshold: m.where(a * beta > threshold, 1.0, _sigmoid(m, a * beta)))
 Hardtanh = _activation("HardtanhBackward0",
-                       lambda xp, a, lo, hi: xp.clip(a, lo, hi),
-                       lambda xp, a, y, lo, hi: ((a > lo) & (a < hi)).astype(a.dtype))
+                       lambda m, a, lo, hi: m.clip(a, lo, hi),
+                       lambda m, a, lo, hi: m.mask((a > lo) & (a < hi), a))
 LogSigmoid = _activation("LogSigmoidBackward0",
-                         lambda xp, a: xp.minimum(a, 0) - xp.log1p(xp.exp(-xp.abs(a))),
-                         lambda xp, a, y: 1 - _sigmoid(xp, a))
+                         lambda m, a: m.minimum(a, 0) - m.log1p(m.exp(-m.abs(a))),
+                         lambda m, a: 1 - _sigmoid(m, a))
 Hardsigmoid = _activation("HardsigmoidBackward0",
-                          lambda xp, a: xp.clip(a / 6 + 0.5, 0, 1),
-                          lambda xp, a, y: ((a > -3) & (a < 3)).astype(a.dtype) / 6)
+                          lambda m, a: m.clip(a / 6 + 0.5, 0, 1),
+                          lambda m, a: m.mask((a > -3) & (a < 3), a) / 6)
 Hardswish = _activation("HardswishBackward0",
-                        lambda xp, a: a * xp.clip(a + 3, 0, 6) / 6,
-                        lambda xp, a, y: xp.where(a <= -3, 0.0, xp.where(a < 3, a / 3 + 0.5, 1.0)))
+                        lambda m, a: a * m.clip(a + 3, 0, 6) / 6,
+                        lambda m, a: m.where(a <= -3, 0.0, m.where(a < 3, a / 3 + 0.5, 1.0)))
 Threshold = _activation("ThresholdBackward0",
-                        lambda xp, a, threshold, value: xp.where(a > threshold, a, value),
-                        lambda xp, a, y, threshold, value: (a > threshold).astype(a.dtype))
+                        lambda m, a, threshold, value: m.where(a > threshold, a, value),
+                        lambda m, a, threshold, value: m.mask(a > threshold, a))
 
 
 def _run(fn: type, input: Tensor, inplace: bool, **options: Any) -> Tensor:

@@ -28,7 +28,7 @@ from learntorch.nn.parallel import DistributedDataParallel as DDP
 from learntorch.nn.parallel.reducer import assign_buckets
 
 SCRIPTS = Path(__file__).parent / "dist_scripts"
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 sys.path.insert(0, str(SCRIPTS))
 import ddp_problem as P  # noqa: E402
 

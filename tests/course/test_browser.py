@@ -48,7 +48,7 @@ from typing import Any, Callable, Iterator
 import nbformat
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 CHAPTER = "02_autograd"
 CHROMIUM = Path(os.environ.get("LEARNTORCH_CHROMIUM", "/usr/bin/chromium"))
 CHROMEDRIVER = Path(os.environ.get("LEARNTORCH_CHROMEDRIVER", "/usr/bin/chromedriver"))

@@ -48,7 +48,7 @@ import learntorch
 
 from conftest import assert_same
 
-FIXTURE_DIR = Path(__file__).parent / "fixtures" / "notes_programs"
+FIXTURE_DIR = Path(__file__).parents[1] / "fixtures" / "notes_programs"
 PROGRAMS = sorted(FIXTURE_DIR.glob("*.py"))
 TORCH_START_SEED = 67280421310721  # c10's default_rng_seed_val: the seed of a fresh process
 ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")

@@ -30,8 +30,8 @@ from learntorch.grading.release import (
     released_bytes,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "release"
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "release"
 TWO = FIXTURES / "two_exercises.ipynb"
 STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
 

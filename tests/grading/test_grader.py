@@ -28,9 +28,9 @@ from learntorch.grading.release import BEGIN_HIDDEN_TESTS, END_HIDDEN_TESTS
 from learntorch.grading.sandbox import landlock_available
 from learntorch.grading.verdict import compare, cell_verdicts
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions"
-HOSTILE = Path(__file__).resolve().parent / "fixtures" / "submissions"
+HOSTILE = Path(__file__).resolve().parents[1] / "fixtures" / "submissions"
 CHAPTER = "01_tensors"
 LIMITS = Limits(cell_timeout=20, notebook_timeout=45, memory_mb=1536, max_output_bytes=200_000)
 NEEDS_LANDLOCK = {"read_solutions", "write_files"}  # without Landlock these attacks would succeed

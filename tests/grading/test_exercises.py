@@ -21,7 +21,7 @@ from learntorch.grading.release import FIX_COMMAND, check_folder
 pytest_plugins = ["learntorch.grading.pytest_plugin"]  # the notebook_runs fixture
 NotebookRuns = Callable[[Path], NotebookNode]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions"
 EXERCISES = ROOT / "exercises"
 NO_SOLUTIONS = pytest.mark.skip(reason="no solutions notebooks yet (solutions/*.ipynb)")

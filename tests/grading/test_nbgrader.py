@@ -13,7 +13,7 @@ import pytest
 
 from learntorch.grading.notebooks import read_notebook
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow

@@ -19,8 +19,8 @@ from learntorch.grading.checks import cells_that_should_raise_but_dont, describe
 pytest_plugins = ["learntorch.grading.pytest_plugin"]  # the notebook_runs fixture
 NotebookRuns = Callable[[Path], NotebookNode]
 
-ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "release"
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "release"
 
 
 def course_notebooks() -> list[object]:

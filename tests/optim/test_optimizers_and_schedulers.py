@@ -13,7 +13,7 @@ import pytest
 
 import learntorch as lt
 
-from test_optim import _compare_state_dicts, _errors, _loss, _models, _run
+from test_optimizers import _compare_state_dicts, _errors, _loss, _models, _run
 
 torch = pytest.importorskip("torch", reason="real PyTorch (the oracle) is not installed")
 
