@@ -85,7 +85,7 @@ $(STAMP): requirements/lock.txt pyproject.toml
 dot: ## make sure Graphviz's `dot` program is installed (apt-get as root, else prints how)
 	@bash scripts/ensure_dot.sh
 
-# Not part of `make test`: without the browser, tests/test_browser.py skips with a reason. CI runs it.
+# Not part of `make test`: without the browser, tests/course/test_browser.py skips with a reason. CI runs it.
 .PHONY: browser
 browser: ## install Debian's chromium + chromium-driver for the browser test of `make lab` (apt-get as root, else prints how)
 	@bash scripts/ensure_browser.sh

@@ -10,7 +10,7 @@ structure the chapters already have. Run it after editing a notebook:
     .venv/bin/python scripts/slide_metadata.py --check notebooks/*.ipynb
 
 It changes metadata only (never sources or outputs), writes a file only when
-something changed, and is idempotent. tests/test_slides.py fails when a
+something changed, and is idempotent. tests/course/test_slides.py fails when a
 notebook in notebooks/ is not in step with these rules.
 
 The rules, in order (the first that matches wins):

@@ -13,7 +13,7 @@ __all__ = ["erf_array"]
 
 # W. J. Cody, "Rational Chebyshev approximations for the error function", Math. Comp. 23 (1969):
 # the coefficients of his CALERF routine (also behind many C libraries' erf).  In float64 the
-# maximum error against math.erf is 2.2e-16 (tests/test_nn_layers.py checks it on a dense grid).
+# maximum error against math.erf is 2.2e-16 (tests/nn/test_layers.py checks it on a dense grid).
 _ERF_A = (3.16112374387056560e00, 1.13864154151050156e02, 3.77485237685302021e02, 3.20937758913846947e03,
           1.85777706184603153e-1)
 _ERF_B = (2.36012909523441209e01, 2.44024637934444173e02, 1.28261652607737228e03, 2.84423683343917062e03)

@@ -1,6 +1,6 @@
 """Chapter 04 (hooks): details the chapter shows, against PyTorch 2.13.
 
-Beyond tests/test_autograd.py (tensor hooks) and tests/test_module_hooks.py (module
+Beyond tests/autograd/test_gradients.py (tensor hooks) and tests/nn/test_module_hooks.py (module
 hooks): a hook's return value checked for type and dtype, an in-place change in a
 hook leaking through a shared gradient or refused on an expanded one, ``f"{t}"`` of
 a 0-d tensor, and the warnings of module hooks: the deprecated

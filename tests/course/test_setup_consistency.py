@@ -314,7 +314,7 @@ def test_ci_runs_the_readme_test_command():
     commands = [
         l.strip() for l in ci.splitlines() if l.strip() and not l.lstrip().startswith(("#", "set ", "cd "))
     ]
-    # `make browser` first: the headless browser for tests/test_browser.py (a
+    # `make browser` first: the headless browser for tests/course/test_browser.py (a
     # learner's `make test` does not need it; that test skips without it).
     assert commands == ["make browser", "make test"], commands
     assert "make test" in readme and "make browser" in readme

@@ -1,7 +1,7 @@
 """learntorch.distributed and nn.parallel.DistributedDataParallel (chapter 08).
 
 The multi-process tests start real MPI jobs (``mpiexec`` from the mpich wheel, or
-``python -m learntorch.distributed.run``) running ``tests/dist_scripts/ddp_worker.py``
+``python -m learntorch.distributed.run``) running ``tests/distributed/dist_scripts/ddp_worker.py``
 once with 2 ranks and once with 3; each rank writes what it saw to a JSON file,
 and the tests below check it: collective semantics, DDP against one process on
 the full batch (learntorch and PyTorch), buckets, ``no_sync``, buffers, unused

@@ -2,7 +2,7 @@
 untouched exercise earns none, and exercises/ is what `make exercises` writes.
 
 A chapter's solutions notebook runs once for the full-marks check and the
-raises-exception check together (tests/test_raises_tags.py), through the
+raises-exception check together (tests/grading/test_raises_tags.py), through the
 session fixture ``notebook_runs``.
 """
 

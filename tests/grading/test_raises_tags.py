@@ -3,7 +3,7 @@
 nbval passes a tagged cell whether or not it raises, so a tag left on a cell
 after its bug was fixed would silently take the cell out of the output
 comparison. Notebooks in solutions/ share their run with the full-marks check
-(tests/test_exercises.py) through the session fixture ``notebook_runs``.
+(tests/grading/test_exercises.py) through the session fixture ``notebook_runs``.
 """
 
 from __future__ import annotations

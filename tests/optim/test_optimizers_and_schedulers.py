@@ -2,7 +2,7 @@
 LBFGS (closure-based) and the schedulers ConstantLR, PolynomialLR, CosineAnnealingWarmRestarts, CyclicLR,
 OneCycleLR, SequentialLR, ChainedScheduler.
 
-Same pattern as tests/test_optim.py: the same weights in both libraries, 50 steps of the same loss,
+Same pattern as tests/optim/test_optimizers.py: the same weights in both libraries, 50 steps of the same loss,
 parameters compared every 10 steps (rtol 1e-5), then the optimizers' state_dicts; schedulers must give
 *identical* learning rates (the same Python float arithmetic)."""
 import os

@@ -235,7 +235,7 @@ def test_get_rng_state_is_a_byte_tensor(torch_oracle: Any) -> None:
 
 
 def test_bfloat16_can_be_named_but_not_computed_in() -> None:
-    """NumPy has no bfloat16: the dtype exists (tests/test_training_boilerplate.py), tensors of it
+    """NumPy has no bfloat16: the dtype exists (tests/tensor/test_training_boilerplate.py), tensors of it
     are refused with a reason (PyTorch has them)."""
     with pytest.raises(TypeError, match="NumPy.*no bfloat16"):
         lt.zeros(2, dtype=lt.bfloat16)

@@ -379,7 +379,7 @@ def test_unsupported_object_is_refused_before_anything_is_written(tmp_path):
 
 
 @pytest.mark.parametrize("obj, type_name, where, hint", [
-    # a whole Module is pickled, as in PyTorch: tests/test_serialization_pickle.py
+    # a whole Module is pickled, as in PyTorch: tests/tensor/test_serialization_pickle.py
     ([np.zeros(3)], "ndarray", "obj[0]", "from_numpy"),
     ({"step": np.int64(3)}, "int64", "obj['step']", ".item()"),
     ({"f": lambda x: x}, "function", "obj['f']", "tensors, numbers, strings"),

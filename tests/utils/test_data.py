@@ -117,7 +117,7 @@ def test_dataloader_batch_size_none_and_batch_sampler():
 
 
 def test_dataloader_option_errors():
-    # num_workers > 0 runs worker processes: tests/test_dataloader_workers.py
+    # num_workers > 0 runs worker processes: tests/utils/test_dataloader_workers.py
     with pytest.raises(ValueError, match="mutually exclusive with shuffle"):
         DataLoader(lt.arange(3), sampler=SequentialSampler(range(3)), shuffle=True)
     with pytest.raises(ValueError, match="batch_sampler option is mutually exclusive"):

@@ -3,7 +3,7 @@
 ``Conv2d`` holds ``weight`` ``(out_channels, in_channels/groups, kh, kw)`` and
 ``bias`` ``(out_channels)``, initialised exactly as ``nn.Linear`` is (PyTorch's
 ``kaiming_uniform_(a=√5)``, with fan_in = in_channels/groups · kh · kw), so the
-same seed gives the same weights.  The maths is in ``nn/convolution.py``.
+same seed gives the same weights.  The maths is in ``ops/convolution.py``.
 """
 from __future__ import annotations
 

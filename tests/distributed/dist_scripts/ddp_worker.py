@@ -1,6 +1,6 @@
 """One rank of the distributed tests: runs every check and writes what it saw to OUT/rank<r>.json.
 
-Started by tests/test_distributed.py with mpiexec (or learntorch.distributed.run)."""
+Started by tests/distributed/test_distributed.py with mpiexec (or learntorch.distributed.run)."""
 import json
 import os
 import sys

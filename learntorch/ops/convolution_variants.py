@@ -1,4 +1,4 @@
-"""``conv1d`` and the transposed convolutions, built on ``conv2d`` (``nn/convolution.py``).
+"""``conv1d`` and the transposed convolutions, built on ``conv2d`` (``ops/convolution.py``).
 
 * **conv1d** is conv2d on a one-pixel-high image: ``(N, C, L)`` → ``(N, C, 1, L)``.
   :class:`Convolution1d` wraps the 2-D kernel's forward and backward (reshaping
@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, Union
 
 from ..autograd.function import Function
-from ..ops.common import new_result
+from .common import new_result
 from ..tensor import Tensor
 from .convolution import Convolution, conv2d, pair
 
