@@ -32,9 +32,17 @@ def _value(fn: Callable[[Any], Any]) -> tuple:
 
 
 def _scalar_tensor(ctx: Any) -> Any:
-    """A Python number operand, as PyTorch shows it: a 0-d tensor."""
-    from ..creation import tensor
-    return tensor(ctx.scalar)
+    """A Python number operand, as PyTorch shows it: a 0-d tensor (of the type
+    ``torch.tensor(number)`` gives; built here, as autograd sits below ``creation``)."""
+    import numpy as np
+
+    from .. import dtypes
+    from ..device import device
+    from ..tensor import Tensor
+    value = ctx.scalar
+    dt = dtypes.bool if isinstance(value, bool) else dtypes.int64 if isinstance(value, int) \
+        else dtypes.get_default_dtype()
+    return Tensor._make(np.asarray(value, dtype=dt.name), device("cpu"))
 
 
 def _mul_other(ctx: Any) -> tuple:

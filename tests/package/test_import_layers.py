@@ -22,13 +22,16 @@ ROOT = Path(__file__).resolve().parents[2] / "learntorch"
 # lowest first; a module belongs to the first layer with a matching prefix
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("learntorch.dtypes", "learntorch.size", "learntorch.device", "learntorch.backend",
-                    "learntorch.cuda", "learntorch.device_memory", "learntorch.type_info")),
+                    "learntorch.cuda", "learntorch.device_memory", "learntorch.type_info",
+                    "learntorch.matmul_precision", "learntorch.dtype_bfloat16")),
     ("autograd", ("learntorch.autograd",)),
     ("tensor", ("learntorch.tensor", "learntorch.printing")),
     ("ops", ("learntorch.ops",)),
     ("library", ("learntorch.creation", "learntorch.random", "learntorch.linalg", "learntorch.legacy",
                  "learntorch._tensor_methods", "learntorch.serialization", "learntorch.testing",
-                 "learntorch.backends")),
+                 "learntorch.backends", "learntorch.random_sampling", "learntorch.serialization_pickle",
+                 "learntorch.accelerator", "learntorch.amp", "learntorch.compile",
+                 "learntorch.tensor_autograd_extras")),
     ("models", ("learntorch.nn", "learntorch.optim", "learntorch.utils", "learntorch.datasets",
                 "learntorch.distributed")),
     ("tools", ("learntorch.viz", "learntorch.grading")),
