@@ -18,10 +18,30 @@ Helpers:
   same built-in type as torch's, and contain ``match`` where given;
 * :func:`grads_both`: same inputs as leaves in both, forward, backward with the
   same random weights, compare outputs, ``grad_fn`` names and every ``.grad``;
-* :func:`graph_signature`: the backward graph's node names, nested (``next_functions``).
+* :func:`graph_signature`: the backward graph's node names, nested (``next_functions``);
+* :data:`TORCH_TOLERANCES`, :func:`default_tolerances`: ``torch.testing.assert_close``'s
+  default ``(rtol, atol)`` per dtype (float32: 1.3e-6, 1e-5);
+* :class:`Close`: float values inside a plain-Python *record* (event logs, reprs of
+  results) that compare equal (``==``) when close, the way ``assert_close`` compares;
+* ``draws_bit_exact`` (fixture): whether torch runs the random kernels learntorch
+  emulates bit for bit (see learntorch/random.py), so drawn floats may be compared exactly;
+  :func:`assert_draws_same` compares draws by that policy.
+
+Floats are compared with tolerances, never rounded and compared for equality: a value
+that rounds to 1.0003 here rounds to 1.0004 on a CPU whose BLAS or libm differs in the
+last bit.  Exact equality is kept where exactness holds by construction: integers,
+copies, indexing, and values that every machine computes exactly.
+
+Hypothesis runs under a profile registered here: ``ci`` (the default; derandomized, so
+``make test`` draws the same examples every time) or ``explore`` (fresh random draws,
+more examples), chosen with ``HYPOTHESIS_PROFILE=explore`` (``make test-explore``).
+Per-test ``@settings`` take their example count from :func:`max_examples`, which
+scales it with the profile.
 """
 from __future__ import annotations
 
+import os
+import platform
 import re
 import sys
 from typing import Any, Callable
@@ -31,10 +51,116 @@ import pytest
 
 import learntorch as lt
 
+try:
+    from hypothesis import HealthCheck, settings
+except ImportError:  # (the test extra brings it; without it only the property tests fail to import)
+    settings = None
+
+# ----------------------------------------------------------------------------- Hypothesis profiles
+# ``ci`` (the default): derandomized -- every run of ``make test`` draws the same examples,
+# so a red test is red for everyone and a green one stays green; no example database.
+# ``explore`` (``HYPOTHESIS_PROFILE=explore``, ``make test-explore``): fresh random draws
+# (``--hypothesis-seed=N`` replays a run) and more examples, to find what ``ci`` cannot.
+# A test's own ``@settings`` inherit everything they do not set from the profile loaded
+# here (conftest is imported before the test modules); they set ``max_examples`` through
+# :func:`max_examples` and leave ``derandomize`` to the profile (checked at collection).
+CI_MAX_EXAMPLES = 50
+EXPLORE_MAX_EXAMPLES = 200
+if settings is not None:
+    settings.register_profile("ci", derandomize=True, database=None, max_examples=CI_MAX_EXAMPLES,
+                              deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
+    settings.register_profile("explore", derandomize=False, max_examples=EXPLORE_MAX_EXAMPLES,
+                              deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def max_examples(n: int) -> int:
+    """A test's example count under ``ci`` (``n``), scaled up as much as the loaded profile's
+    default is (``explore``: 4 times as many)."""
+    return max(1, round(n * settings().max_examples / CI_MAX_EXAMPLES))
+
+
 TORCH_REASON = ("real PyTorch 2.13 (CPU) is the oracle for differential tests; install it with "
                 "pip install torch==2.13.0")
 
 RTOL, ATOL = 1e-5, 1e-6  # float32 comparisons
+
+# torch.testing.assert_close's defaults: (rtol, atol) by dtype.  Comparing two dtypes, the
+# looser of the two applies.  Python floats (``.item()``, mostly of float32 tensors) get
+# float32's.
+TORCH_TOLERANCES = {
+    "float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7),
+    "complex64": (1.3e-6, 1e-5), "complex128": (1e-7, 1e-7),
+}
+
+
+def default_tolerances(*dtypes: Any) -> tuple[float, float]:
+    """``(rtol, atol)`` of ``torch.testing.assert_close`` for values of these dtypes (NumPy,
+    torch or learntorch dtypes, or their names); exact dtypes (integers, bool) give (0, 0)."""
+    rtol = atol = 0.0
+    for d in dtypes:
+        try:
+            name = np.dtype(d).name  # NumPy dtypes and scalar types, their names
+        except TypeError:
+            name = str(d).rsplit(".", 1)[-1]  # torch.float32, learntorch.float32
+        r, a = TORCH_TOLERANCES.get(name, (0.0, 0.0))
+        rtol, atol = max(rtol, r), max(atol, a)
+    return rtol, atol
+
+
+class Close:
+    """Float values inside a plain-Python record, equal (``==``) to another ``Close`` when
+    they agree like ``torch.testing.assert_close``: same shape, and elementwise
+    ``|actual - expected| <= atol + rtol * |expected|`` (nan equals nan, inf equals inf of
+    the same sign), with the looser tolerances of the two.  ``signed_zeros=True`` also
+    tells ``-0.0`` from ``0.0`` where both values are zeros.
+
+    Records compared with ``==`` (test_module's, the hook logs) hold these instead of
+    rounded numbers."""
+
+    __slots__ = ("values", "rtol", "atol", "signed_zeros")
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, values: Any, dtype: Any = None, *, rtol: float | None = None, atol: float | None = None,
+                 signed_zeros: bool = False) -> None:
+        arr = np.asarray(values)
+        if dtype is None:
+            dtype = arr.dtype if arr.dtype.kind in "fc" and not isinstance(values, (float, list, tuple)) \
+                else np.float32
+        d_rtol, d_atol = default_tolerances(dtype)
+        self.values = arr.astype(np.complex128 if arr.dtype.kind == "c" else np.float64)
+        self.rtol = d_rtol if rtol is None else rtol
+        self.atol = d_atol if atol is None else atol
+        self.signed_zeros = signed_zeros
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Close):
+            return NotImplemented
+        a, e = self.values, other.values
+        if a.shape != e.shape:
+            return False
+        ok = np.isclose(a, e, rtol=max(self.rtol, other.rtol), atol=max(self.atol, other.atol), equal_nan=True)
+        if self.signed_zeros or other.signed_zeros:
+            both_zero = (a == 0) & (e == 0)
+            ok &= ~both_zero | (np.signbit(a.real) == np.signbit(e.real))
+        return bool(ok.all())
+
+    def __repr__(self) -> str:
+        values = self.values.item() if self.values.ndim == 0 else self.values.tolist()
+        return f"Close({values!r})"
+
+
+@pytest.fixture(scope="session")
+def draws_bit_exact(torch_oracle: Any) -> bool:
+    """True where torch runs the random kernels that learntorch emulates bit for bit: the
+    x86-64 build with AVX2 (AVX512 machines still dispatch ``normal_`` to AVX2).  There
+    ``uniform_(a, b)`` (an FMA) and float32 ``normal_`` from 16 elements on must be
+    identical; elsewhere torch computes them differently and they agree to float rounding.
+    (``rand`` on [0, 1), integer draws, ``randperm`` and ``bernoulli`` are exact
+    everywhere; draws that pass through NumPy's libm -- float64 ``normal_`` from 16
+    elements, ``exponential_`` -- only to a few ulps.)  See learntorch/random.py."""
+    return (platform.machine().lower() in ("x86_64", "amd64")
+            and torch_oracle.backends.cpu.get_cpu_capability() in ("AVX2", "AVX512"))
 
 
 @pytest.fixture(scope="session")
@@ -89,12 +215,15 @@ def dtype_name(d: Any) -> str:
     return str(d) if not isinstance(d, lt.dtype) else repr(d)
 
 
-def assert_same(actual: Any, expected: Any, *, rtol: float = RTOL, atol: float = ATOL, exact: bool = False,
+def assert_same(actual: Any, expected: Any, *, rtol: float | None = RTOL, atol: float | None = ATOL,
+                exact: bool = False,
                 check_grad_fn: bool = True, check_requires_grad: bool = True, path: str = "result") -> None:
     """Assert that a learntorch value equals the torch value (recursively).
 
     Tensors: same shape, dtype, ``requires_grad``, ``is_leaf`` and ``grad_fn``
     name; values close (float) or equal (integers, bools, or ``exact=True``).
+    ``rtol=None`` / ``atol=None``: ``torch.testing.assert_close``'s default for the
+    dtype (:func:`default_tolerances`).
     """
     kw = dict(rtol=rtol, atol=atol, exact=exact, check_grad_fn=check_grad_fn,
               check_requires_grad=check_requires_grad)
@@ -116,7 +245,9 @@ def assert_same(actual: Any, expected: Any, *, rtol: float = RTOL, atol: float =
         if exact or not np.issubdtype(e.dtype, np.floating):
             np.testing.assert_array_equal(a, e, err_msg=path)
         else:
-            np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, equal_nan=True, err_msg=path)
+            d_rtol, d_atol = default_tolerances(a.dtype, e.dtype)
+            np.testing.assert_allclose(a, e, rtol=d_rtol if rtol is None else rtol,
+                                       atol=d_atol if atol is None else atol, equal_nan=True, err_msg=path)
         return
     if isinstance(expected, (tuple, list)) and not type(expected).__name__ == "Size":
         assert isinstance(actual, (tuple, list)), f"{path}: expected a sequence, got {type(actual).__name__}"
@@ -138,7 +269,9 @@ def assert_same(actual: Any, expected: Any, *, rtol: float = RTOL, atol: float =
         assert type(actual) is type(expected), \
             f"{path}: Python type {type(actual).__name__} != torch's {type(expected).__name__}"
         if isinstance(expected, float) and not exact:
-            np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, err_msg=path)
+            d_rtol, d_atol = default_tolerances("float32")
+            np.testing.assert_allclose(actual, expected, rtol=d_rtol if rtol is None else rtol,
+                                       atol=d_atol if atol is None else atol, err_msg=path)
         else:
             assert actual == expected, f"{path}: {actual!r} != torch's {expected!r}"
         return
@@ -146,6 +279,19 @@ def assert_same(actual: Any, expected: Any, *, rtol: float = RTOL, atol: float =
         assert actual is None, f"{path}: expected None, got {actual!r}"
         return
     assert actual == expected, f"{path}: {actual!r} != torch's {expected!r}"
+
+
+def assert_draws_same(actual: Any, expected: Any, bit_exact: bool, err_msg: str = "") -> None:
+    """Random draws (learntorch's vs torch's, tensors or arrays): identical where ``bit_exact``
+    (the ``draws_bit_exact`` fixture, for draws that are exact on the emulated build),
+    else within ``torch.testing.assert_close``'s tolerances for their dtype."""
+    a, e = to_numpy(actual), to_numpy(expected)
+    assert a.dtype == e.dtype and a.shape == e.shape, f"{err_msg}: {a.dtype}{a.shape} != torch's {e.dtype}{e.shape}"
+    if bit_exact or a.dtype.kind not in "fc":
+        np.testing.assert_array_equal(a, e, err_msg=err_msg)
+    else:
+        rtol, atol = default_tolerances(a.dtype)
+        np.testing.assert_allclose(a, e, rtol=rtol, atol=atol, err_msg=err_msg)
 
 
 def check_both(fn: Callable[[Any], Any], torch: Any, **kw: Any) -> tuple[Any, Any]:
@@ -226,8 +372,25 @@ def graph_signature(node: Any, depth: int = 12) -> Any:
     return (node.name(), tuple(graph_signature(n, depth - 1) for n, _ in node.next_functions))
 
 
+def _check_hypothesis_settings(items: list) -> None:
+    """Every property test runs with the loaded profile's ``derandomize``: a test whose own
+    ``@settings`` says otherwise (or that was built before the profile was loaded) would
+    draw random examples in ``make test``, or the same ones in ``make test-explore``."""
+    if settings is None:
+        return
+    want = settings().derandomize
+    wrong = [item.nodeid for item in items
+             if getattr(getattr(item, "obj", None), "is_hypothesis_test", False)
+             and item.obj._hypothesis_internal_use_settings.derandomize != want]
+    if wrong:
+        raise pytest.UsageError(f"these property tests do not follow the Hypothesis profile's derandomize={want} "
+                                f"(tests/conftest.py): {', '.join(wrong)}; leave derandomize to the profile")
+
+
 def pytest_collection_modifyitems(config: Any, items: list) -> None:
-    """Real-GPU tests (``@pytest.mark.gpu``) skip unless CuPy finds a GPU."""
+    """Property tests follow the Hypothesis profile (:func:`_check_hypothesis_settings`);
+    real-GPU tests (``@pytest.mark.gpu``) skip unless CuPy finds a GPU."""
+    _check_hypothesis_settings(items)
     gpu_items = [item for item in items if item.get_closest_marker("gpu") is not None]
     if not gpu_items:
         return

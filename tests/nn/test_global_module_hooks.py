@@ -3,9 +3,11 @@
 A global hook runs for every module of every model, *before* that module's own
 hooks of the same kind.  Each test registers the same hooks in both libraries,
 runs the same forward/backward, and compares the event log (which hook saw which
-module, in which order) and the numbers.  Every test removes its global hooks
-(``finally``), so they never leak into other tests; the "full or not" flag of the
-global backward hooks, which PyTorch never resets, is restored by ``monkeypatch``.
+module, in which order) and the numbers (values in the log as :class:`conftest.Close`,
+equal within ``torch.testing.assert_close``'s tolerances).  Every test removes its
+global hooks (``finally``), so they never leak into other tests; the "full or not"
+flag of the global backward hooks, which PyTorch never resets, is restored by
+``monkeypatch``.
 """
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import pytest
 
 import learntorch as lt
 
-from conftest import assert_same, raises_both, to_numpy
+from conftest import Close, assert_same, raises_both, to_numpy
 
 
 def _fresh_flag(monkeypatch: pytest.MonkeyPatch, *libs: Any) -> None:
@@ -75,7 +77,7 @@ def test_global_forward_hooks_replace_inputs_and_outputs(torch_oracle: Any) -> N
         lin = T.nn.Linear(2, 2)
         log[0] += [mm.register_module_forward_pre_hook(lambda m, a: (a[0] * 2,)),
                    mm.register_module_forward_hook(lambda m, a, o: o + 1)]
-        lin.register_forward_hook(lambda m, a, o: log.append(("own sees", to_numpy(o).round(4).tolist())) or o * 10)
+        lin.register_forward_hook(lambda m, a, o: log.append(("own sees", Close(to_numpy(o)))) or o * 10)
         return lin(T.ones(1, 2))
 
     out_l, out_t = _both(torch_oracle, body)
@@ -104,7 +106,7 @@ def test_global_full_backward_hook_can_replace_grad_input(torch_oracle: Any,
         lin = T.nn.Linear(3, 3)
         log[0].append(T.nn.modules.module.register_module_full_backward_hook(
             lambda m, gi, go: tuple(None if g is None else g * 0.5 for g in gi)))
-        lin.register_full_backward_hook(lambda m, gi, go: log.append(("own sees", to_numpy(gi[0]).round(4).tolist())))
+        lin.register_full_backward_hook(lambda m, gi, go: log.append(("own sees", Close(to_numpy(gi[0])))))
         x = T.randn(2, 3, requires_grad=True)
         lin(x).pow(2).sum().backward()
         return x.grad, lin.weight.grad

@@ -2,8 +2,16 @@
 
 ``nn.init`` functions fill a tensor in place from the global generator (or a
 given ``Generator``), under ``no_grad``.  Because learntorch's generator is
-PyTorch's, the comparison is exact (bit for bit), and the generator must be left
-in the same state (the next draw agrees too).
+PyTorch's, the numbers are PyTorch's, and the generator must be left in the same
+state (the next draw agrees too).
+
+Bit for bit where that holds on every machine, to float rounding elsewhere (the
+policy of learntorch/random.py and tests/test_random.py): ``uniform_`` on [0, 1)
+and ``normal_`` below 16 elements are exact everywhere; ``uniform_(a, b)`` (and so
+the xavier/kaiming uniform initialisers) and float32 ``normal_`` from 16 elements
+are exact on the torch build learntorch emulates (``draws_bit_exact``), and within
+``torch.testing.assert_close``'s tolerances on others; float64 ``normal_`` from 16
+elements goes through NumPy's libm: within those tolerances everywhere.
 """
 from __future__ import annotations
 
@@ -38,15 +46,24 @@ SHAPES = [(3, 5), (64, 33), (8, 3, 3, 3), (5, 1), (17, 2)]
     ("kaiming_normal_-relu-out", lambda I, t: I.kaiming_normal_(t, mode="fan_out", nonlinearity="relu")),
     ("kaiming_normal_-leaky", lambda I, t: I.kaiming_normal_(t, a=0.2, mode="FAN_IN")),
 ], ids=lambda c: c[0] if isinstance(c, tuple) else None)
-def test_initialisers_draw_pytorchs_numbers(torch_oracle, call, dtype, shape):
-    _, fn = call
+def test_initialisers_draw_pytorchs_numbers(torch_oracle, draws_bit_exact, call, dtype, shape):
+    name, fn = call
 
     def run(T_):
         T_.manual_seed(11)
         t = T_.empty(shape, dtype=getattr(T_, dtype))
         out = fn(T_.nn.init, t)
         return out is t, t, T_.rand(2)
-    check_both(run, torch_oracle, exact=True)
+    check_both(run, torch_oracle, exact=_exact(name, dtype, shape, draws_bit_exact), rtol=None, atol=None)
+
+
+def _exact(name: str, dtype: str, shape: tuple, draws_bit_exact: bool) -> bool:
+    """Whether ``name``'s draws must be bit-identical here (see the module docstring)."""
+    if name == "uniform_":
+        return True
+    if "normal" in name:
+        return math.prod(shape) < 16 or (dtype == "float32" and draws_bit_exact)
+    return draws_bit_exact
 
 
 @pytest.mark.parametrize("call", [
@@ -71,17 +88,17 @@ def test_init_of_a_parameter_records_no_graph(torch_oracle):
     check_both(run, torch_oracle, check_grad_fn=False)
 
 
-def test_generator_argument(torch_oracle):
+def test_generator_argument(torch_oracle, draws_bit_exact):
     def run(T_):
         g = T_.Generator().manual_seed(5)
         a = T_.nn.init.uniform_(T_.empty(3, 4), generator=g)
         b = T_.nn.init.kaiming_normal_(T_.empty(20, 4), generator=g)
         c = T_.nn.init.xavier_uniform_(T_.empty(3, 4), generator=g)
         return a, b, c
-    check_both(run, torch_oracle, exact=True)
+    check_both(run, torch_oracle, exact=draws_bit_exact, rtol=None, atol=None)
 
 
-def test_initialising_a_whole_model_with_apply(torch_oracle):
+def test_initialising_a_whole_model_with_apply(torch_oracle, draws_bit_exact):
     """The usual recipe: ``model.apply(init_fn)`` visits every submodule."""
     def run(T_):
         def init_fn(m):
@@ -94,7 +111,7 @@ def test_initialising_a_whole_model_with_apply(torch_oracle):
         model = T_.nn.Sequential(T_.nn.Embedding(7, 4), T_.nn.Linear(4, 6), T_.nn.ReLU(), T_.nn.Linear(6, 2))
         model.apply(init_fn)
         return [p for p in model.parameters()]
-    check_both(run, torch_oracle, exact=True, check_requires_grad=False)
+    check_both(run, torch_oracle, exact=draws_bit_exact, rtol=None, atol=None, check_requires_grad=False)
 
 
 @pytest.mark.parametrize("args", [

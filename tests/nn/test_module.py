@@ -3,9 +3,12 @@
 Each test builds the same thing with ``learntorch`` and with ``torch`` (one
 function ``fn(T)`` taking the library as argument) and compares a plain-Python
 *record* of what happened: names, orders, flags, reprs, error types and
-messages, and tensors as (type, dtype, shape, values, requires_grad).  Covered:
-registration (assignment, ``add_module``, ``register_buffer``, ``register_parameter``
-with ``None``), its errors, iteration with dotted names and de-duplication,
+messages, and tensors as (type, dtype, shape, values, requires_grad).  Float
+values (tensors' and Python floats) are recorded as :class:`conftest.Close`, equal
+when they agree to ``torch.testing.assert_close``'s tolerances for their dtype, never
+rounded: 1.00031 and 1.0003 are the same number on two CPUs.  Covered: registration
+(assignment, ``add_module``, ``register_buffer``, ``register_parameter`` with
+``None``), its errors, iteration with dotted names and de-duplication,
 ``train``/``eval``, ``zero_grad``, ``to``, ``apply``, ``requires_grad_``,
 ``state_dict``/``load_state_dict`` (exact messages), reprs, the containers, and
 ``Linear``'s initialisation with the same seed.
@@ -20,7 +23,7 @@ import pytest
 
 import learntorch as lt
 
-from conftest import TORCH_REASON
+from conftest import TORCH_REASON, Close
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +39,10 @@ def record(x: Any) -> Any:
     """A comparable plain-Python picture of ``x`` (for either library)."""
     if hasattr(x, "detach") and hasattr(x, "requires_grad"):  # a tensor of either library
         arr = np.array(x.detach().cpu().numpy(), copy=True)
-        values = np.round(arr.astype(np.float64), 5).tolist() if arr.dtype.kind == "f" else arr.tolist()
+        values = Close(arr) if arr.dtype.kind == "f" else arr.tolist()
         return (type(x).__name__, str(x.dtype), tuple(x.shape), values, x.requires_grad, x.is_leaf)
+    if isinstance(x, (float, np.floating)):
+        return Close(float(x))
     if isinstance(x, OrderedDict):
         return ("OrderedDict", [(k, record(v)) for k, v in x.items()])
     if isinstance(x, dict):
@@ -665,7 +670,7 @@ def test_two_layer_net_with_custom_forward(torch):
         losses = []
         for _ in range(3):
             loss = (model(x) - y).pow(2).sum()
-            losses.append(round(loss.item(), 4))
+            losses.append(loss.item())
             model.zero_grad()
             loss.backward()
             with T.no_grad():

@@ -20,7 +20,7 @@ import pytest
 
 import learntorch as lt
 
-from conftest import TORCH_REASON
+from conftest import TORCH_REASON, Close
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +29,8 @@ def torch():
 
 
 def v(x: Any) -> Any:
-    """Values of tensors (nested in tuples/lists/dicts) as rounded lists; -0.0 and 0.0 kept apart."""
+    """Values of tensors (nested in tuples/lists/dicts): float values as :class:`conftest.Close`
+    (equal within ``torch.testing.assert_close``'s tolerances; -0.0 and 0.0 kept apart)."""
     if x is None:
         return None
     if isinstance(x, (tuple, list)):
@@ -37,9 +38,9 @@ def v(x: Any) -> Any:
     if isinstance(x, dict):
         return {k: v(i) for k, i in x.items()}
     if hasattr(x, "detach"):
-        arr = np.array(x.detach().cpu().numpy(), dtype=np.float64, copy=True)
-        return (tuple(arr.shape), [(round(float(a), 4), bool(np.signbit(a))) for a in arr.reshape(-1)],
-                x.requires_grad)
+        arr = np.array(x.detach().cpu().numpy(), copy=True)
+        values = Close(arr, signed_zeros=True) if arr.dtype.kind == "f" else arr.tolist()
+        return (tuple(arr.shape), values, x.requires_grad)
     return x
 
 

@@ -23,6 +23,8 @@ from hypothesis.extra import numpy as hnp  # noqa: E402
 
 from learntorch import printing  # noqa: E402
 
+from conftest import max_examples  # noqa: E402
+
 pytestmark = pytest.mark.torch
 
 
@@ -368,7 +370,7 @@ def finite_float_arrays(draw: st.DrawFn) -> np.ndarray:
     return draw(hnp.arrays(dtype, SMALL_SHAPES, elements=elements))
 
 
-@settings(max_examples=80, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=max_examples(80), deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(finite_float_arrays(), st.sampled_from([None, {"precision": 2}, {"sci_mode": False},
                                                {"linewidth": 40}]))
 def test_hypothesis_floats(arr: np.ndarray, options: dict[str, Any] | None) -> None:
@@ -380,7 +382,7 @@ def test_hypothesis_floats(arr: np.ndarray, options: dict[str, Any] | None) -> N
         set_both(profile="default")
 
 
-@settings(max_examples=40, deadline=None, database=None)
+@settings(max_examples=max_examples(40), deadline=None, database=None)
 @given(hnp.arrays(st.sampled_from([np.int64, np.int8, np.uint8, np.int32, np.bool_]),
                   SMALL_SHAPES))
 def test_hypothesis_integers_and_bools(arr: np.ndarray) -> None:

@@ -29,6 +29,8 @@ from hypothesis import strategies as st
 
 from learntorch import random as lr
 
+from conftest import max_examples
+
 TORCH_REASON = "torch (the differential-test oracle, torch==2.13.0 CPU) is not installed"
 SEEDS = [0, 1, 42, 2**32 + 7, 2**64 - 1]
 NUMELS = [1, 7, 15, 16, 17, 31, 100, 784 * 512]
@@ -310,7 +312,7 @@ def test_errors_match_torch(torch):
 # ------------------------------------------------------------- hypothesis ---
 
 @pytest.mark.torch
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=max_examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     seed=st.integers(0, 2**64 - 1),
     shape=st.lists(st.integers(0, 40), min_size=0, max_size=3).map(tuple),
