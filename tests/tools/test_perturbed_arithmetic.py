@@ -24,7 +24,7 @@ import pytest
 import learntorch as lt
 from learntorch.autograd import function as fn
 
-PERTURBED_DIR = str(Path(__file__).parent / "perturbed")
+PERTURBED_DIR = str(Path(__file__).parents[1] / "perturbed")
 SEEDS = [0, 1, 2024]
 RNG = np.random.default_rng(13)
 X = RNG.uniform(-3.0, 3.0, (200, 50)).astype(np.float32)
