@@ -38,7 +38,7 @@ from ..ops.convolution import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2
 from ..ops.activations import (celu, elu, hardsigmoid, hardswish, hardtanh, leaky_relu, logsigmoid,  # noqa: F401
                           mish, relu6, selu, silu, softplus, softsign, threshold)
 from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
-from ..ops.convolution_variants import conv1d, conv_transpose1d, conv_transpose2d  # noqa: F401
+from .convolution_variants import conv1d, conv_transpose1d, conv_transpose2d  # noqa: F401
 from .group_instance_norm import group_norm, instance_norm  # noqa: F401
 
 # IEEE arithmetic without NumPy's warnings, as in PyTorch (log(0) is -inf, 0/0 nan; see learntorch.ops)

@@ -89,7 +89,7 @@ def _nudge(array: np.ndarray) -> np.ndarray:
     inf, nan and values that are exact everywhere (:func:`_is_short`, zero among
     them) stay what they are."""
     _state["calls"] += 1
-    steps = _steps(np.ascontiguousarray(array), _state["seed"]).astype(array.dtype)
+    steps = _steps(np.ascontiguousarray(array), _state["seed"]).reshape(array.shape).astype(array.dtype)
     with np.errstate(all="ignore"):
         moved = array + steps * np.spacing(np.abs(array))
         keep = ~np.isfinite(array) | _is_short(array)

@@ -5,7 +5,7 @@ Parameters as in PyTorch: ``weight`` ``(out, in/groups, *k)`` for a convolution,
 so the roles swap), and ``bias`` ``(out)``.  Initialisation is PyTorch's
 ``kaiming_uniform_(a=√5)`` with fan_in = ``weight.size(1)·k`` -- for a transposed
 convolution that is ``out/groups·k``, PyTorch's choice -- so the same seed gives
-the same weights.  The maths is in ``ops/convolution_variants.py``.
+the same weights.  The maths is in ``nn/convolution_variants.py``.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any, Optional, Sequence, Union
 
 from ... import creation
 from ...tensor import Tensor
-from ...ops import convolution_variants as cv
+from .. import convolution_variants as cv
 from .. import init
 from ...ops.convolution import pair
 from ..parameter import Parameter

@@ -1,5 +1,8 @@
 """``conv1d`` and the transposed convolutions, built on ``conv2d`` (``ops/convolution.py``).
 
+They live in ``nn/`` rather than ``ops/`` because they are compositions: ``conv2d`` on an
+unsqueezed input, zeros inserted between input steps, and ``F.pad`` (which ``ops/`` may not import).
+
 * **conv1d** is conv2d on a one-pixel-high image: ``(N, C, L)`` → ``(N, C, 1, L)``.
   :class:`Convolution1d` wraps the 2-D kernel's forward and backward (reshaping
   the arrays) so that the result's ``grad_fn`` is PyTorch's ``ConvolutionBackward0``.
@@ -25,9 +28,9 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, Union
 
 from ..autograd.function import Function
-from .common import new_result
+from ..ops.common import new_result
 from ..tensor import Tensor
-from .convolution import Convolution, conv2d, pair
+from ..ops.convolution import Convolution, conv2d, pair
 
 __all__ = ["conv1d", "conv_transpose1d", "conv_transpose2d", "single", "conv_transpose_output_padding"]
 
