@@ -186,3 +186,26 @@ def __getattr__(name: str) -> object:
         raise AttributeError("learntorch has no torch.quasirandom (SobolEngine): draw pseudo-random numbers with "
                              "torch.rand instead, or use scipy.stats.qmc.Sobol and torch.from_numpy")
     raise AttributeError(f"module 'learntorch' has no attribute '{name}'")
+
+
+# ``out=`` on the torch-level functions that PyTorch gives it (ops/out_argument.py): wrapped here,
+# where they are exported, so the ops and the Tensor methods stay as they are.
+from .ops.out_argument import with_out as _with_out  # noqa: E402
+
+_OUT_NAMES = """
+abs acos arccos arcsin arctan asin atan atan2 add sub subtract mul multiply div divide true_divide floor_divide
+remainder fmod pow exp exp2 expm1 log log1p log2 log10 sqrt rsqrt square reciprocal neg negative sign sin cos tan
+sinh cosh tanh sigmoid ceil floor round trunc frac clamp clip clamp_min clamp_max maximum minimum hypot lerp erf
+isin logical_not logical_and logical_or logical_xor bitwise_and bitwise_or bitwise_xor bitwise_not
+bitwise_left_shift bitwise_right_shift nan_to_num where eq ne lt le gt ge greater less greater_equal less_equal
+not_equal
+matmul mm bmm mv dot vdot outer ger addmm addmv addbmm baddbmm inner kron tensordot cross
+sum mean prod std var max min amax amin argmax argmin all any logsumexp norm cumsum cumprod nansum nanmean
+median kthvalue quantile aminmax sort topk msort
+cat concat concatenate stack hstack vstack dstack column_stack tril triu diag
+gather index_select masked_select take index_add
+zeros ones full arange linspace logspace randn rand randint randperm eye multinomial
+""".split()
+for _name in _OUT_NAMES:
+    globals()[_name] = _with_out(globals()[_name], _name)
+del _name
