@@ -53,6 +53,7 @@ import io
 import json
 import math
 import os
+import pickle
 import re
 import tempfile
 import zipfile
@@ -411,11 +412,18 @@ def _describe(f: Any) -> str:
 
 
 _PICKLE_ADVICE = (
-    "learntorch cannot read pickle files: unpickling runs whatever code the file names, so loading a file from "
-    "someone else could run anything on your computer, and learntorch only ever loads data. If you trust the "
+    "learntorch does not read other programs' pickle files: unpickling runs whatever code the file names, so "
+    "loading a file from someone else could run anything on your computer (learntorch unpickles only its own "
+    "files, and only with weights_only=False). If you trust the "
     "file, convert it with real PyTorch: state = torch.load(path, weights_only=True); "
     "numpy.savez('weights.npz', **{k: v.numpy() for k, v in state.items()}); then build learntorch tensors "
     "with learntorch.from_numpy (or save them with learntorch.save).")
+
+
+class PickleFileError(pickle.UnpicklingError, RuntimeError):
+    """A raw pickle file given to :func:`load`: PyTorch's ``weights_only`` refusal is an
+    ``UnpicklingError``; it is a ``RuntimeError`` too, as learntorch's other "not a learntorch
+    file" errors are."""
 
 
 def _not_ours(name: str, head: bytes) -> RuntimeError:
@@ -425,7 +433,7 @@ def _not_ours(name: str, head: bytes) -> RuntimeError:
     elif head.startswith(b"\x93NUMPY"):
         what = " (it is a NumPy .npy file: read it with numpy.load and learntorch.from_numpy)"
     elif head[:1] == b"\x80":
-        return RuntimeError(f"{name} is not a learntorch file: it looks like a pickle file (PyTorch's torch.save "
+        return PickleFileError(f"Weights only load failed. {name} is not a learntorch file: it looks like a pickle file (PyTorch's torch.save "
                             f"before version 1.6, or Python's pickle). {_PICKLE_ADVICE}")
     return RuntimeError(f"{name} is not a learntorch file (expected a zip archive with learntorch's manifest, "
                         f"{MANIFEST}){what}")

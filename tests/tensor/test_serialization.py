@@ -528,7 +528,7 @@ def test_missing_member_and_bad_npy():
     (b"", NOT_OURS + r".*\(it is empty\)"),
     (b"just some text\n" * 10, NOT_OURS),
     (npy(np.ones(3)), NOT_OURS + r".*NumPy \.npy file"),
-    (pickle.dumps({"a": 1}), "looks like a pickle file.*cannot read pickle files"),
+    (pickle.dumps({"a": 1}), "looks like a pickle file.*does not read other programs' pickle files"),
 ])
 def test_files_that_are_not_ours(data, match, tmp_path):
     path = tmp_path / "f.bin"
@@ -618,11 +618,11 @@ def test_real_torch_save_file_is_refused_with_the_reason(tmp_path):
     with pytest.raises(RuntimeError) as info:
         lt.load(path)
     msg = str(info.value)
-    assert "PyTorch file written by torch.save" in msg and "cannot read pickle files" in msg
+    assert "PyTorch file written by torch.save" in msg and "does not read other programs' pickle files" in msg
     assert "could run anything" in msg and "numpy" in msg
     legacy = tmp_path / "legacy.pt"
     torch.save({"weight": torch.ones(2)}, legacy, _use_new_zipfile_serialization=False)
-    with pytest.raises(RuntimeError, match="looks like a pickle file.*cannot read pickle files"):
+    with pytest.raises(RuntimeError, match="looks like a pickle file.*does not read other programs' pickle files"):
         lt.load(legacy)
 
 
@@ -656,3 +656,16 @@ def test_same_round_trip_results_as_torch():
 
     assert describe(actual) == describe(expected)
     assert (actual["w"] is actual["again"]) == (expected["w"] is expected["again"]) is True
+
+
+def test_a_raw_pickle_file_is_refused_with_torchs_error_type(torch_oracle):
+    """PyTorch's default ``weights_only=True`` refuses a raw pickle with ``pickle.UnpicklingError``."""
+    import io
+    import pickle
+    import warnings
+    data = pickle.dumps({"a": 1})
+    for lib in (torch_oracle, lt):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # torch notes the pickle protocol
+            with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+                lib.load(io.BytesIO(data))
