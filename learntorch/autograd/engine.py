@@ -141,7 +141,7 @@ def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, r
     for node, _ in root_edges:
         deps[node] -= 1
         if deps[node] == 0:
-            heapq.heappush(ready, (-node._sequence_nr, tie, node))
+            heapq.heappush(ready, (-node._seq_nr, tie, node))
             tie += 1
 
     captured: list = [None] * len(input_edges)
@@ -198,7 +198,7 @@ def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, r
                     buffers[nxt] = [None] * nxt._num_outputs
                 deps[nxt] = left - 1
                 if left == 1:
-                    heapq.heappush(ready, (-nxt._sequence_nr, tie, nxt))
+                    heapq.heappush(ready, (-nxt._seq_nr, tie, nxt))
                     tie += 1
     finally:
         _local.task = previous_task

@@ -177,11 +177,16 @@ class Node:
 
     def __init__(self) -> None:
         self.next_functions: tuple = ()
-        self._sequence_nr = next(_sequence)
+        self._seq_nr = next(_sequence)
 
     # -- what PyTorch's Node offers ------------------------------------------------
     def name(self) -> str:
         return self._name
+
+    def _sequence_nr(self) -> int:
+        """The order in which nodes were made (a method, as in PyTorch): when several nodes are
+        ready, the engine runs the one made last first."""
+        return self._seq_nr
 
     def __repr__(self) -> str:
         # PyTorch prints the class name: <AccumulateGrad object at ...>, while name() is
@@ -246,7 +251,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable: "Tensor") -> None:
         super().__init__()
-        self._sequence_nr = _MAX_SEQ
+        self._seq_nr = _MAX_SEQ
         self.variable = variable
 
     def tensor_pre_hooks(self, index: int) -> Optional[_HookDict]:

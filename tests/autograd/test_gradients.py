@@ -1080,3 +1080,13 @@ def test_warnings_are_not_raised_by_plain_backward(torch_oracle):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         grads_both(lambda T, x, w: (x.mm(w).relu() ** 2).mean(), torch_oracle, A, D)
+
+
+def test_sequence_nr_is_a_method_as_in_pytorch(torch_oracle):
+    """``node._sequence_nr()`` orders nodes by creation in both libraries (PyTorch's is a method)."""
+    for lib in (torch_oracle, lt):
+        x = lib.ones(2, requires_grad=True)
+        y = x * 2
+        z = y.sum()
+        assert isinstance(z.grad_fn._sequence_nr(), int)
+        assert z.grad_fn._sequence_nr() > y.grad_fn._sequence_nr()
