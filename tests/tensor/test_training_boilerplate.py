@@ -201,6 +201,9 @@ def test_gradscaler_scale_nested_and_state_roundtrip(torch_oracle):
 
 
 # ----------------------------------------------------------------------------- compile
+# Real torch's compile() imports torch.jit, which warns about its own deprecated
+# script_method decorator: the oracle's warning, not learntorch's.
+@pytest.mark.filterwarnings("ignore:`torch.jit.script_method` is deprecated:DeprecationWarning")
 def test_compile_returns_the_model_and_checks_arguments(torch_oracle):
     model = lt.nn.Linear(2, 2)
     assert lt.compile(model) is model
