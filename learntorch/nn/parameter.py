@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from .. import creation
 from ..tensor import Tensor
 
 __all__ = ["Parameter"]
@@ -43,3 +44,21 @@ class Parameter(Tensor):
     def __reduce_ex__(self, protocol: int) -> Any:
         return (Parameter, (Tensor.__reduce_ex__(self, protocol)[0](*Tensor.__reduce_ex__(self, protocol)[1]),
                             self.requires_grad))
+
+
+def register_affine(module: Any, shape: Any, affine: bool, bias: bool, device: Any = None, dtype: Any = None) -> None:
+    """Give a normalisation layer its learned scale and shift, as PyTorch's layers do.
+
+    With ``affine``: ``weight`` (and ``bias`` unless ``bias=False``) of ``shape``, left
+    uninitialised for the layer's ``reset_parameters`` (ones and zeros); otherwise both are
+    registered as ``None``, so that ``state_dict`` and ``repr`` show they are absent.
+    BatchNorm, LayerNorm and GroupNorm share this."""
+    if affine:
+        module.weight = Parameter(creation.empty(shape, device=device, dtype=dtype))
+        if bias:
+            module.bias = Parameter(creation.empty(shape, device=device, dtype=dtype))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)

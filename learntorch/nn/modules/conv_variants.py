@@ -9,15 +9,14 @@ the same weights.  The maths is in ``nn/convolution_variants.py``.
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Optional, Sequence, Union
 
 from ... import creation
 from ...tensor import Tensor
 from .. import convolution_variants as cv
-from .. import init
 from ...ops.convolution import pair
 from ..parameter import Parameter
+from .conv import Conv2d
 from .module import Module
 
 __all__ = ["Conv1d", "ConvTranspose1d", "ConvTranspose2d"]
@@ -69,13 +68,8 @@ class _ConvNd(Module):
     def _tuple(self, value: Any) -> tuple:
         return (cv.single(value),) if self._dims == 1 else pair(value)
 
-    def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))  # U(-1/√fan_in, 1/√fan_in), as PyTorch
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            if fan_in != 0:
-                bound = 1 / math.sqrt(fan_in)
-                init.uniform_(self.bias, -bound, bound)
+    # the same init as Conv2d (PyTorch's _ConvNd): kaiming_uniform_(a=√5), bias U(±1/√fan_in)
+    reset_parameters = Conv2d.reset_parameters
 
     def extra_repr(self) -> str:
         zeros = (0,) * self._dims

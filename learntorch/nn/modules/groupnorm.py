@@ -3,11 +3,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ... import creation
 from ...tensor import Tensor
 from .. import init
 from ..group_instance_norm import group_norm
-from ..parameter import Parameter
+from ..parameter import register_affine
 from .module import Module
 
 __all__ = ["GroupNorm"]
@@ -25,15 +24,7 @@ class GroupNorm(Module):
         if num_channels % num_groups != 0:
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
-        if affine:
-            self.weight = Parameter(creation.empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(creation.empty(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        register_affine(self, num_channels, affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
