@@ -14,6 +14,8 @@ Where things live (one chapter, one part):
 from __future__ import annotations
 
 from . import dtypes as _dtypes
+# autograd before tensor: tensor.py takes grad mode and the graph's Node from autograd's lower
+# modules, and autograd's engine takes Tensor (docs/architecture.md: the two autograd floors).
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd import is_inference_mode_enabled
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
@@ -27,8 +29,8 @@ from .dtypes import (bool, double, dtype, float, float16, float32, float64, get_
                      int16, int32, int64, long, promote_types, set_default_dtype, short, uint8)
 from .legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
 from .ops.indexing import gather, index_select, masked_fill, masked_select, nonzero, take_along_dim
-from .ops.linalg import addmm, bmm, dot, matmul, mm, mv, outer
-from .ops.linalg import addbmm, addmv, baddbmm, cdist, dist, inner, kron, tensordot, vdot
+from .ops.matmul import addmm, bmm, dot, matmul, mm, mv, outer
+from .ops.matmul import addbmm, addmv, baddbmm, cdist, dist, inner, kron, tensordot, vdot
 from .ops.linalg_decomp import cholesky, det, slogdet
 from .linalg import inverse, legacy_cross as cross, legacy_svd as svd, logdet, matrix_power, pinverse
 from .ops.pointwise import (bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
@@ -43,7 +45,8 @@ from .ops.pointwise import (abs, add, ceil, clamp, clone, cos, div, exp, exp2, e
                             reciprocal, relu, remainder, round, rsqrt, sigmoid, sign, sin, sqrt, square, sub, tanh,
                             trunc, where)
 from .ops.reduction import (all, amax, amin, any, argmax, argmin, count_nonzero, cumsum, logsumexp, max, mean, min,
-                            norm, prod, std, sum, var)
+                            prod, std, sum, var)
+from .linalg import legacy_norm as norm
 from .ops.shape import (broadcast_to, cat, chunk, flatten, flip, hstack, movedim, narrow, permute, reshape, split,
                         squeeze, stack, t, transpose, unbind, unflatten, unsqueeze, vstack)
 from .ops.sorting import argsort, sort, topk
@@ -71,6 +74,7 @@ from . import accelerator  # noqa: E402
 from .dtype_bfloat16 import bfloat16  # noqa: E402
 from . import tensor_autograd_extras  # noqa: E402,F401  (Tensor.register_post_accumulate_grad_hook, is_inference)
 from .autograd import graph as _autograd_graph  # noqa: E402,F401  (torch.autograd.graph)
+from .autograd import functional as _autograd_functional  # noqa: E402,F401  (jacobian, hessian: built on the ops)
 from . import amp  # noqa: E402
 from .amp import autocast  # noqa: E402
 from .compile import compile  # noqa: E402

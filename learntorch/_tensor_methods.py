@@ -5,7 +5,7 @@ Keeping this table in one place means each operation is written once and
 the Tensor class stays short enough to read.
 
 In-place methods (``add_``, ``mul_``, ``x += y`` …) follow one rule,
-:func:`_inplace`: check PyTorch's leaf rules *before* touching memory, compute
+:func:`ops.inplace.inplace`: check PyTorch's leaf rules *before* touching memory, compute
 the result, write it into the tensor's own memory, bump the version counter,
 and make the result's node the tensor's new ``grad_fn``.  ``add_``/``sub_`` with grad
 mode off (an optimizer's step) take a shortcut, :func:`_update_arrays`, with the same result.
@@ -16,87 +16,30 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from . import dtypes
-from .autograd import grad_mode
-from . import creation
-from .ops import arrange, indexing, linalg, linalg_decomp, pointwise, reduction, scatter, shape, sorting, statistics
+from . import creation, dtypes, random
+from . import linalg as linalg_api
+from .autograd import engine, grad_mode
+from .ops import (arrange, indexing, linalg_decomp, matmul, pointwise, reduction, scatter, shape, softmax, sorting,
+                  statistics)
+from .ops.common import binary_operands, new_result
+from .ops.inplace import fill_from_host, inplace
 from .tensor import Tensor
 
 _CAT = {0: "Bool", 1: "Long", 2: "Float"}
-
-
-def _inplace(self: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
-    """Run ``fn(self, ...)`` and store the result in ``self`` (an in-place operation)."""
-    self._check_inplace()
-    if any(st == 0 and n > 1 for st, n in zip(self.stride(), self.shape)):  # an expand()ed tensor
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                           "single memory location. Please clone() the tensor before performing the operation.")
-    result = fn(self, *args, **kwargs)
-    if result._dtype is not self._dtype:
-        if result._dtype.category > self._dtype.category:
-            names = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool",
-                     "float16": "Half", "uint8": "Byte", "int16": "Short", "int8": "Char"}
-            raise RuntimeError(f"result type {names[result._dtype.name]} can't be cast to the desired output "
-                               f"type {names[self._dtype.name]}")
-        result = Tensor._make(result._backend.xp.astype(result._data, self._backend.dtype(self._dtype)),
-                              self._device) if result.grad_fn is None else result.to(self._dtype)
-    if tuple(result.shape) != tuple(self.shape):
-        raise RuntimeError(f"output with shape [{', '.join(map(str, self.shape))}] doesn't match the broadcast "
-                           f"shape [{', '.join(map(str, result.shape))}]")
-    recorded = result.grad_fn is not None and grad_mode._state.enabled
-    if recorded:
-        _keep_original_self(self, result.grad_fn)
-    if recorded and self._base is not None:
-        return _inplace_on_view(self, result)
-    self._data[...] = result._data
-    self._version_counter[0] += 1
-    if recorded:
-        self._set_history(result.grad_fn, result._output_nr)
-    return self
-
-
-def _keep_original_self(self: Tensor, node: Any) -> None:
-    """The op's backward may need ``self`` as it was *before* the change (``clamp_``,
-    ``mul_(w)``, ``log_``): PyTorch saves that original value, so these in-place ops
-    work under autograd.  Swap a snapshot (old values, old history) into the saved slot
-    before ``self`` is overwritten."""
-    saved = getattr(node, "_saved", None)
-    if not saved or not any(s is not None and s.tensor is self for s in saved):
-        return
-    snapshot = Tensor._make(self._backend.xp.asarray(self._data, copy=True), self._device)
-    snapshot.grad_fn, snapshot._output_nr, snapshot._requires_grad = self.grad_fn, self._output_nr, \
-        self._requires_grad
-    for s in saved:
-        if s is not None and s.tensor is self:
-            s.tensor, s.version = snapshot, snapshot._version_counter[0]
-
-
-def _inplace_on_view(view: Tensor, result: Tensor) -> Tensor:
-    """An in-place change through a view rewrites its *base*'s history (PyTorch's
-    ``CopySlices``): the base now depends on its old self outside the view and on
-    ``result`` inside it.  The view then gets a fresh ``grad_fn`` read off the base."""
-    if view._view_fn is None:
-        raise RuntimeError("learntorch cannot rewrite the history of this view (it was made in a way it cannot "
-                           "replay); use an out-of-place operation instead, e.g. y = x.clone() first")
-    base = view._base
-    indexing.CopySlices.apply(base, result, view_fn=view._view_fn)
-    fresh = view._view_fn(base)
-    view._set_history(fresh.grad_fn, fresh._output_nr)
-    return view
 
 
 def _binary_inplace(op: Callable, array_op: Optional[Callable] = None) -> Callable:
     def method(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
         if array_op is not None and _update_arrays(self, other, array_op, **kwargs):
             return self
-        return _inplace(self, op, other, **kwargs)
+        return inplace(self, op, other, **kwargs)
     method.__name__ = op.__name__ + "_"
     return method
 
 
 def _update_arrays(self: Tensor, other: Any, array_op: Callable, alpha: Any = 1, **unknown: Any) -> bool:
     """The fast path of ``add_`` / ``sub_`` with grad mode off: ``self ± alpha·other``
-    written straight into ``self``'s memory.  Returns False to leave the call to :func:`_inplace`.
+    written straight into ``self``'s memory.  Returns False to leave the call to :func:`inplace`.
 
     Why it exists: an optimizer's ``p.add_(g, alpha=-lr)`` and a manual
     ``w -= lr * w.grad`` run once per parameter per step, under ``no_grad``.
@@ -121,7 +64,7 @@ def _update_arrays(self: Tensor, other: Any, array_op: Callable, alpha: Any = 1,
 
 def _unary_inplace(op: Callable) -> Callable:
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return _inplace(self, op, *args, **kwargs)
+        return inplace(self, op, *args, **kwargs)
     method.__name__ = op.__name__ + "_"
     return method
 
@@ -136,7 +79,7 @@ def _fill_(self: Tensor, value: Any, _node: Any = pointwise.Fill) -> Tensor:
     if isinstance(value, Tensor):
         value = value.item()
     if grad_mode._state.enabled and self.grad_fn is not None:
-        return _inplace(self, _node.apply, value)
+        return inplace(self, _node.apply, value)
     self._check_inplace()
     self._data[...] = value
     self._version_counter[0] += 1
@@ -147,61 +90,46 @@ def _copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     """Copy ``src``'s values (broadcast, cast, moved) into this tensor's memory."""
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
-    return _inplace(self, pointwise.CopyFrom.apply, src)
+    return inplace(self, pointwise.CopyFrom.apply, src)
 
 
 def _new_tensor(self: Tensor, data: Any, dtype: Any = None, device: Any = None,
                 requires_grad: bool = False) -> Tensor:
-    from .creation import tensor
-    return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
+    return creation.tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
 def _new_filled(fill: Any) -> Callable:
     def method(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
                requires_grad: bool = False) -> Tensor:
-        from .creation import full
         value = fill if fill is not None else 0
-        return full(shape._shape_arg(size), value, dtype=dtype or self.dtype, device=device or self.device,
+        return creation.full(shape._shape_arg(size), value, dtype=dtype or self.dtype, device=device or self.device,
                     requires_grad=requires_grad)
     return method
 
 
 def _new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False) -> Tensor:
-    from .creation import full
-    return full(tuple(size), fill_value, dtype=dtype or self.dtype, device=device or self.device,
+    return creation.full(tuple(size), fill_value, dtype=dtype or self.dtype, device=device or self.device,
                 requires_grad=requires_grad)
 
 
 def _uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with U(a, b) numbers from the same stream as PyTorch's CPU generator."""
-    from . import random
     gen = generator or random.default_generator
-    return _fill_from_host(self, gen.uniform(tuple(self.shape), self._dtype._np, a, b))
+    return fill_from_host(self, gen.uniform(tuple(self.shape), self._dtype._np, a, b))
 
 
 def _normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
-    from . import random
     gen = generator or random.default_generator
-    return _fill_from_host(self, gen.normal(tuple(self.shape), self._dtype._np, mean, std))
+    return fill_from_host(self, gen.normal(tuple(self.shape), self._dtype._np, mean, std))
 
 
-def _fill_from_host(self: Tensor, host: Any) -> Tensor:
-    from .backend import transfer
-    from .device import CPU
-    self._check_inplace()
-    self._data[...] = transfer(host, CPU, self._device)
-    self._version_counter[0] += 1
-    return self
+def _softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    return softmax.softmax(self, dim, dtype=dtype)
 
 
-def _softmax_method(name: str) -> Callable:
-    """``x.softmax(dim)`` / ``x.log_softmax(dim)`` (in ``nn.functional``, imported when first used)."""
-    def method(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
-        from .nn import functional
-        return getattr(functional, name)(self, dim, dtype=dtype)
-    method.__name__ = name
-    return method
+def _log_softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    return softmax.log_softmax(self, dim, dtype=dtype)
 
 
 def _compare(op: str) -> Callable:
@@ -219,12 +147,6 @@ def _logical(op: str, reflected: bool = False) -> Callable:
             return NotImplemented
         return pointwise.logical(op, self, other)
     return method
-
-
-def _la() -> Any:
-    """``learntorch.linalg`` (it imports this package's ops, so it is looked up when first used)."""
-    from . import linalg as la
-    return la
 
 
 def _T(self: Tensor) -> Tensor:
@@ -250,7 +172,6 @@ def _allclose(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 def _isclose(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> Tensor:
     xp = self._backend.xp
-    from .ops.common import binary_operands, new_result
     a, b, _ = binary_operands(self, other)
     close = xp.abs(a - b) <= atol + rtol * xp.abs(b)
     close = close | (a == b)
@@ -328,7 +249,7 @@ def _install(cls: type, table: dict) -> None:
     """Attach every method of ``table`` to ``cls``: the one place where methods are set.
 
     A name the class body already defines is an error too (the class holds what
-    is not an operation: ``item``, ``backward``, ``to`` ...)."""
+    is not an operation: ``item``, ``detach``, ``register_hook`` ...)."""
     for name, fn in table.items():
         if name in cls.__dict__:
             raise RuntimeError(f"Tensor method {name!r} is defined both in the Tensor class and in the method table")
@@ -358,9 +279,9 @@ _OPERATIONS = dict(
     sum=reduction.sum, mean=reduction.mean, max=reduction.max, min=reduction.min,
     amax=reduction.amax, amin=reduction.amin, argmax=reduction.argmax, argmin=reduction.argmin,
     prod=reduction.prod, var=reduction.var, std=reduction.std, logsumexp=reduction.logsumexp,
-    norm=reduction.norm, all=reduction.all, any=reduction.any, cumsum=reduction.cumsum,
+    norm=linalg_api.legacy_norm, all=reduction.all, any=reduction.any, cumsum=reduction.cumsum,
     count_nonzero=reduction.count_nonzero,
-    softmax=_softmax_method("softmax"), log_softmax=_softmax_method("log_softmax"),
+    softmax=_softmax, log_softmax=_log_softmax,
     # shape
     view=shape.view, reshape=shape.reshape, flatten=shape.flatten, unflatten=shape.unflatten,
     transpose=shape.transpose, swapaxes=shape.transpose, t=shape.t, permute=shape.permute,
@@ -374,19 +295,22 @@ _OPERATIONS = dict(
     expand_as=lambda self, other: shape.expand(self, tuple(other.shape)),
     type_as=_type_as,
     # products, sorting, indexing
-    matmul=linalg.matmul, mm=linalg.mm, bmm=linalg.bmm, dot=linalg.dot, mv=linalg.mv,
-    outer=linalg.outer, sort=sorting.sort, argsort=sorting.argsort, topk=sorting.topk,
+    matmul=matmul.matmul, mm=matmul.mm, bmm=matmul.bmm, dot=matmul.dot, mv=matmul.mv,
+    outer=matmul.outer, sort=sorting.sort, argsort=sorting.argsort, topk=sorting.topk,
     index_select=indexing.index_select, gather=indexing.gather, masked_fill=indexing.masked_fill,
     masked_select=indexing.masked_select, nonzero=indexing.nonzero,
     take_along_dim=indexing.take_along_dim, argwhere=indexing.argwhere, msort=sorting.msort,
-    aminmax=reduction.aminmax, addmv=linalg.addmv, baddbmm=linalg.baddbmm, addbmm=linalg.addbmm,
-    inner=linalg.inner, kron=linalg.kron, dist=linalg.dist, tensordot=linalg.tensordot,
+    aminmax=reduction.aminmax, addmv=matmul.addmv, baddbmm=matmul.baddbmm, addbmm=matmul.addbmm,
+    inner=matmul.inner, kron=matmul.kron, dist=matmul.dist, tensordot=matmul.tensordot,
     inverse=linalg_decomp.inv, det=linalg_decomp.det, cholesky=linalg_decomp.cholesky,
-    pinverse=lambda self, rcond=1e-15: _la().pinverse(self, rcond),
-    logdet=lambda self: _la().logdet(self), slogdet=linalg_decomp.slogdet,
-    matrix_power=lambda self, n: _la().matrix_power(self, n),
-    cross=lambda self, other, dim=None: _la().legacy_cross(self, other, dim),
+    pinverse=linalg_api.pinverse,
+    logdet=linalg_api.logdet, slogdet=linalg_decomp.slogdet,
+    matrix_power=linalg_api.matrix_power,
+    cross=linalg_api.legacy_cross,
 )
+
+# what the Tensor class sits below: moving between devices and dtypes, and backward
+_CLASS_LEVEL = dict(to=pointwise.to, backward=engine.tensor_backward)
 
 _NEW_TENSORS = dict(
     new_tensor=_new_tensor, new_zeros=_new_filled(0), new_ones=_new_filled(1),
@@ -416,7 +340,7 @@ _OPERATORS = dict(
     __truediv__=pointwise.div, __rtruediv__=pointwise.rdiv, __itruediv__=_binary_inplace(pointwise.div),
     __floordiv__=pointwise.floor_divide, __mod__=pointwise.remainder,
     __pow__=pointwise.pow, __rpow__=pointwise.rpow, __ipow__=_binary_inplace(pointwise.pow),
-    __matmul__=linalg.matmul, __rmatmul__=lambda self, other: linalg.matmul(other, self),
+    __matmul__=matmul.matmul, __rmatmul__=lambda self, other: matmul.matmul(other, self),
     __neg__=pointwise.neg, __pos__=lambda self: self, __abs__=pointwise.abs,
     __eq__=_compare("eq"), __ne__=_compare("ne"), __lt__=_compare("lt"), __le__=_compare("le"),
     __gt__=_compare("gt"), __ge__=_compare("ge"),
@@ -450,7 +374,7 @@ _MORE = dict(
     T=property(_T), mT=property(_mT),
 )
 
-METHODS: dict[str, Any] = _one_table(_ARITHMETIC, _OPERATIONS, _NEW_TENSORS, _IN_PLACE, _OPERATORS,
+METHODS: dict[str, Any] = _one_table(_ARITHMETIC, _OPERATIONS, _CLASS_LEVEL, _NEW_TENSORS, _IN_PLACE, _OPERATORS,
                                      [(fn.__name__, fn) for fn in _SAME_AS_FUNCTION], _MORE)
 _install(Tensor, METHODS)
 

@@ -19,10 +19,10 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from . import device_memory, dtypes
+from . import device_memory, dtypes, random
 from .backend import for_device, to_numpy, transfer
-from .device import CPU
-from .device import DeviceLike, as_device
+from .device import CPU, DeviceLike, as_device
+from .ops.inplace import fill_from_host
 from .tensor import Tensor
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
@@ -285,7 +285,6 @@ def eye(n: int, m: Optional[int] = None, *, dtype: Any = None, device: DeviceLik
 
 # ----------------------------------------------------------------------------- random
 def _generator(generator: Any) -> Any:
-    from . import random
     return generator if generator is not None else random.default_generator
 
 
@@ -425,27 +424,24 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
 # ``t.bernoulli_(p)``, ``t.exponential_()``, ``t.random_(a, b)``: the same draws as PyTorch's CPU
 # kernels, written into ``t`` (so ``manual_seed`` reproduces PyTorch's values).
 def _bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
-    from ._tensor_methods import _fill_from_host
     if isinstance(p, Tensor):
         drawn = bernoulli(p.expand(*self.shape).to(dtypes.float64 if self.dtype is dtypes.float64 else p.dtype),
                           generator=generator)
-        return _fill_from_host(self, drawn.numpy().astype(self.dtype._np))
-    return _fill_from_host(self, _generator(generator).bernoulli(float(p), tuple(self.shape), self.dtype._np))
+        return fill_from_host(self, drawn.numpy().astype(self.dtype._np))
+    return fill_from_host(self, _generator(generator).bernoulli(float(p), tuple(self.shape), self.dtype._np))
 
 
 def _exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
     """Exp(λ) draws: ``-log(1 - u) / λ`` with one double uniform ``u`` per element."""
-    from ._tensor_methods import _fill_from_host
     if lambd <= 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
     u = _generator(generator).uniform(tuple(self.shape), np.float64)
-    return _fill_from_host(self, (-np.log1p(-u) / lambd).astype(self.dtype._np))
+    return fill_from_host(self, (-np.log1p(-u) / lambd).astype(self.dtype._np))
 
 
 def _random_(self: Tensor, from_: Any = None, to: Any = None, *, generator: Any = None) -> Tensor:
     """Integers uniformly from ``[from, to)``; ``random_(to)`` means ``[0, to)``; with no
     bounds, every integer the dtype holds exactly, from 0 (``[0, 2**24]`` for float32)."""
-    from ._tensor_methods import _fill_from_host
     if from_ is not None and to is None:
         from_, to = 0, from_
     if from_ is None:
@@ -453,5 +449,5 @@ def _random_(self: Tensor, from_: Any = None, to: Any = None, *, generator: Any 
         digits = {"float32": 24, "float64": 53, "float16": 11}.get(self.dtype.name)
         to = 2 ** digits + 1 if digits else int(np.iinfo(self.dtype._np).max) + 1
     drawn = _generator(generator).random_integers(int(from_), int(to), tuple(self.shape), self.dtype._np)
-    return _fill_from_host(self, drawn)
+    return fill_from_host(self, drawn)
 

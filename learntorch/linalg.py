@@ -20,9 +20,11 @@ import functools
 import warnings
 from typing import Any, Optional, Sequence, Union
 
+from .creation import eye
+from .dtypes import SCALAR_NAMES
 from .ops import reduction
 from .ops.arrange import diagonal as _diagonal
-from .ops.linalg import matmul
+from .ops.matmul import matmul
 from .ops.linalg_decomp import (LinAlgError, cholesky, cross, det, eigh, inv, matrix_rank, pinv, qr, slogdet,
                                 solve, svd, svdvals)
 from .tensor import Tensor
@@ -114,7 +116,6 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
         raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{A.shape[-2] if A.ndim >= 2 else 1} by {A.shape[-1]} matrices")
     if n == 0:
-        from .creation import eye
         return eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(tuple(A.shape)).clone()
     if n < 0:
         A, n = inv(A), -n
@@ -213,3 +214,17 @@ def legacy_cross(input: Tensor, other: Tensor, dim: Optional[int] = None) -> Ten
                       "agree with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
         dim = next((i for i, s in enumerate(input.shape) if s == 3), -1)
     return cross(input, other, dim=dim)
+
+
+def legacy_norm(input: Tensor, p: Any = "fro", dim: Dim = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    """``torch.norm`` / ``x.norm()``: the p-norm (2 by default) over all elements or ``dim``;
+    ``'fro'`` over two dims and ``'nuc'`` are matrix norms.  (PyTorch keeps this older
+    spelling beside ``torch.linalg.vector_norm`` / ``matrix_norm``, which it calls.)"""
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{SCALAR_NAMES[input.dtype.name]}")
+    if p == "nuc" or (p == "fro" and isinstance(dim, (tuple, list)) and len(dim) == 2):
+        return matrix_norm(input, p, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+    if p == "fro" or p is None:
+        p = 2
+    return reduction.VectorNorm.apply(input if dtype is None else input.to(dtype), float(p), dim, keepdim)

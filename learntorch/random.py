@@ -93,6 +93,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .device import CPU
+from .tensor import Tensor
+
 __all__ = [
     "Generator", "default_generator", "manual_seed", "seed", "initial_seed",
     "get_rng_state", "set_rng_state",
@@ -577,14 +580,11 @@ def initial_seed() -> int:
 def get_rng_state() -> Any:
     """The default generator's state as a ``torch.uint8`` tensor of 5056 bytes (torch's layout),
     as ``torch.get_rng_state()`` returns a ``ByteTensor``; ``set_rng_state`` takes it back."""
-    from .tensor import Tensor
-    from .device import CPU
     return Tensor._make(default_generator.get_state(), CPU)
 
 
 def set_rng_state(new_state: Any) -> None:
     """Restore the default generator from ``get_rng_state()`` (a uint8 tensor, or its NumPy array)."""
-    from .tensor import Tensor
     if isinstance(new_state, Tensor):
         new_state = new_state.detach().cpu().numpy()
     default_generator.set_state(new_state)

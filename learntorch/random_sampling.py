@@ -30,6 +30,7 @@ import numpy as np
 from . import dtypes
 from .autograd.function import Function
 from .creation import _finish, _generator, _size
+from .ops.inplace import fill_from_host
 from .tensor import Tensor
 
 __all__ = ["normal", "poisson"]
@@ -154,8 +155,7 @@ def _into(out: Tensor, result: Tensor) -> Tensor:
     if tuple(out.shape) != tuple(result.shape):
         raise RuntimeError(f"normal: out= has shape {list(out.shape)} but the result has shape "
                            f"{list(result.shape)}; pass an out tensor of the result's shape")
-    from ._tensor_methods import _fill_from_host
-    return _fill_from_host(out, _host(result).astype(out.dtype._np))
+    return fill_from_host(out, _host(result).astype(out.dtype._np))
 
 
 # ----------------------------------------------------------------------------- torch.poisson
@@ -226,14 +226,13 @@ def _poisson_ptrs(gen: Any, lam: float) -> float:
 # ----------------------------------------------------------------------------- in-place samplers
 def _cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with Cauchy(median, sigma) draws."""
-    from ._tensor_methods import _fill_from_host
     if not sigma > 0.0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
     if not self.dtype.is_floating_point:
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {_c_type(self.dtype)}")
     u = _generator(generator).uniform(tuple(self.shape), np.float64)
-    return _fill_from_host(self, (median + sigma * np.tan(np.pi * (u - 0.5))).astype(self.dtype._np))
+    return fill_from_host(self, (median + sigma * np.tan(np.pi * (u - 0.5))).astype(self.dtype._np))
 
 
 def _c_type(dt: dtypes.dtype) -> str:
@@ -243,23 +242,21 @@ def _c_type(dt: dtypes.dtype) -> str:
 
 def _log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
     """Fill with exp(N(mean, std**2)) draws (PyTorch's defaults: mean 1, std 2)."""
-    from ._tensor_methods import _fill_from_host
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
     if not self.dtype.is_floating_point:
         raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{_kernel_name(self.dtype)}'")
     gen = _generator(generator)
     draws = np.array([gen._normal_scalar(float(mean), float(std)) for _ in range(self.numel())], np.float64)
-    return _fill_from_host(self, np.exp(draws).astype(self.dtype._np).reshape(tuple(self.shape)))
+    return fill_from_host(self, np.exp(draws).astype(self.dtype._np).reshape(tuple(self.shape)))
 
 
 def _geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
     """Fill with the number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
-    from ._tensor_methods import _fill_from_host
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
     u = _generator(generator).uniform(tuple(self.shape), np.float64)
-    return _fill_from_host(self, np.ceil(np.log(u) / np.log1p(-p)).astype(self.dtype._np))
+    return fill_from_host(self, np.ceil(np.log(u) / np.log1p(-p)).astype(self.dtype._np))
 
 
 for _name, _fn in (("cauchy_", _cauchy_), ("log_normal_", _log_normal_), ("geometric_", _geometric_)):

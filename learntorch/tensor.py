@@ -26,6 +26,7 @@ from .autograd import grad_mode
 from .autograd.node import AccumulateGrad, Node, RemovableHandle, add_hook
 from .backend import Backend, cupy_or_none, for_device, to_numpy, transfer
 from .device import CPU, DeviceLike, as_device, device
+from .printing import format_tensor
 from .size import Size
 
 __all__ = ["Tensor"]
@@ -334,17 +335,6 @@ class Tensor:
             _count_device_memory(self._data, self._device)
         self._version_counter[0] += 1
 
-    def backward(self, gradient: Optional["Tensor"] = None, retain_graph: Optional[bool] = None,
-                 create_graph: bool = False, inputs: Optional[Sequence["Tensor"]] = None) -> None:
-        """Compute the gradient of this tensor with respect to the graph's leaves.
-
-        On a scalar, the gradient of the scalar.  On a non-scalar ``y``,
-        ``y.backward(v)`` computes the vector-Jacobian product ``vᵀ·J`` — it does
-        not "differentiate a matrix".  Gradients are *added* into ``.grad``.
-        """
-        from .autograd import backward
-        backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
-
     def detach(self) -> "Tensor":
         """A tensor on the same storage that is cut from the graph (never requires grad).
 
@@ -412,15 +402,6 @@ class Tensor:
     def tolist(self) -> Any:
         return to_numpy(self._data).tolist()
 
-    def to(self, *args: Any, **kwargs: Any) -> "Tensor":
-        """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other)``; returns
-        ``self`` when nothing changes, a differentiable copy otherwise."""
-        dev, dt, copy = _parse_to(self, args, kwargs)
-        if dev == self._device and dt is self._dtype and not copy:
-            return self
-        from .ops.pointwise import to_copy
-        return to_copy(self, dev, dt)
-
     def cpu(self) -> "Tensor":
         return self.to(CPU)
 
@@ -466,7 +447,6 @@ class Tensor:
 
     # ------------------------------------------------------------------ Python protocol
     def __repr__(self) -> str:
-        from .printing import format_tensor
         return format_tensor(
             to_numpy(self._data), dtype_name=self._dtype.name,
             is_default_dtype=self._dtype is dtypes.get_default_dtype(),

@@ -20,13 +20,12 @@ That order is what makes hook order in chapter 04 predictable.
 from __future__ import annotations
 
 import heapq
-from typing import TYPE_CHECKING, Any, Optional, Sequence
+import warnings
+from typing import Any, Optional, Sequence, Union
 
 from . import anomaly_mode, grad_mode
 from .node import AccumulateGrad, Node, _local, current_task
-
-if TYPE_CHECKING:
-    from ..tensor import Tensor
+from ..tensor import Tensor
 
 __all__ = ["run_backward", "current_task"]
 
@@ -97,7 +96,6 @@ def _call_tensor_hooks(node: Node, grads: list, task: GraphTask) -> list:
 
 
 def _check_hook_result(result: Any, grad: "Tensor", hook: Any = None) -> "Tensor":
-    from ..tensor import Tensor
     if not isinstance(result, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
     name = getattr(hook, "__name__", "hook")
@@ -272,3 +270,107 @@ def _nodes_to_run(root_edges: list, targets: set, accumulate: bool) -> set:
     if accumulate:
         runs |= {node for node in targets if isinstance(node, AccumulateGrad)}
     return runs
+
+
+# ----------------------------------------------------------------------------- the entry points
+TensorOrTensors = Union["Tensor", Sequence["Tensor"]]
+
+
+def _as_tuple(x: Any) -> tuple:
+    if x is None:
+        return ()
+    return (x,) if isinstance(x, Tensor) else tuple(x)
+
+
+def _make_grads(outputs: tuple, grad_outputs: tuple) -> list:
+    """Default gradients (1 for scalars) and PyTorch's checks of given ones."""
+    grads = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            if out.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not out.dtype.is_floating_point:
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
+                                   f"{out.dtype}")
+            grads.append(out._filled_like(1))
+            continue
+        if tuple(g.shape) != tuple(out.shape):
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has "
+                               f"a shape of {out.shape}.")
+        if g.device != out.device:
+            raise RuntimeError(f"invalid gradient at index {i} - expected device {out.device} but got {g.device}")
+        grads.append(g if g.dtype is out.dtype else g.to(out.dtype))
+    return grads
+
+
+def backward(tensors: TensorOrTensors, grad_tensors: Optional[TensorOrTensors] = None,
+             retain_graph: Optional[bool] = None, create_graph: bool = False, inputs: Any = None) -> None:
+    """Accumulate into each leaf's ``.grad`` the gradient of ``tensors`` (weighted by
+    ``grad_tensors``: a vector-Jacobian product when they are not scalars)."""
+    outputs = _as_tuple(tensors)
+    given = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(outputs)
+    if len(given) != len(outputs):
+        raise RuntimeError(f"got {len(given)} tensors and {len(outputs)} gradients")
+    for i, out in enumerate(outputs):
+        if not out.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    grads = _make_grads(outputs, given)
+    if retain_graph is None:
+        retain_graph = create_graph
+    input_list = list(_as_tuple(inputs)) if inputs is not None else None
+    if input_list is not None and not input_list:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    run_backward(outputs, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=input_list,
+                 accumulate=True)
+
+
+def tensor_backward(self: Tensor, gradient: Optional[Tensor] = None, retain_graph: Optional[bool] = None,
+                    create_graph: bool = False, inputs: Optional[Sequence[Tensor]] = None) -> None:
+    """``Tensor.backward``: compute the gradient of this tensor with respect to the graph's leaves.
+
+    On a scalar, the gradient of the scalar.  On a non-scalar ``y``,
+    ``y.backward(v)`` computes the vector-Jacobian product ``vᵀ·J`` — it does
+    not "differentiate a matrix".  Gradients are *added* into ``.grad``.
+    (Installed as the method by ``_tensor_methods.py``: the Tensor class sits
+    below the engine, which creates tensors.)
+    """
+    backward(self, gradient, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+
+
+def grad(outputs: TensorOrTensors, inputs: TensorOrTensors, grad_outputs: Optional[TensorOrTensors] = None,
+         retain_graph: Optional[bool] = None, create_graph: bool = False, only_inputs: bool = True,
+         allow_unused: Optional[bool] = None, is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+    """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` is untouched).
+
+    ``only_inputs`` is PyTorch's deprecated, ignored flag (``False`` warns as PyTorch does);
+    ``is_grads_batched=True`` needs vmap, which learntorch does not have."""
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use torch.autograd.backward.", FutureWarning,
+                      stacklevel=2)
+    if is_grads_batched:
+        raise NotImplementedError("autograd.grad(is_grads_batched=True) needs vmap, which learntorch does not "
+                                  "have: call autograd.grad once per row of grad_outputs (retain_graph=True) instead")
+    outs = _as_tuple(outputs)
+    ins = _as_tuple(inputs)
+    given = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outs)
+    for i, out in enumerate(outs):
+        if not out.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    for t in ins:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    captured = run_backward(outs, _make_grads(outs, given), retain_graph=retain_graph, create_graph=create_graph,
+                            inputs=list(ins), accumulate=False)
+    result = []
+    for index, (t, g) in enumerate(zip(ins, captured)):
+        if g is None:
+            if materialize_grads:
+                g = t._filled_like(0)
+            elif not allow_unused:
+                raise RuntimeError(f"The differentiated Tensor at index {index} appears to not have been used in "
+                                   "the graph. Set allow_unused=True if this is the desired behavior.")
+        result.append(g)
+    return tuple(result)

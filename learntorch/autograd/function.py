@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import anomaly_mode, grad_mode
 from .node import _FREED_MESSAGE, Node, SavedTensor
+from .saved_attributes import saved_attribute
+from ..tensor import Tensor
 
-if TYPE_CHECKING:
-    from ..tensor import Tensor
 
 __all__ = ["Function", "FunctionCtx", "BackwardFunction", "once_differentiable"]
 
@@ -44,7 +44,6 @@ class FunctionCtx:
     def save_for_backward(self, *tensors: "Tensor | None") -> None:
         """Keep tensors for backward.  They are checked for in-place changes when
         unpacked, and freed after backward unless ``retain_graph=True``."""
-        Tensor = _TENSOR or _tensor_class()
         saved = []
         for i, t in enumerate(tensors):
             if t is None:
@@ -111,14 +110,12 @@ class BackwardFunction(Node, FunctionCtx):
         return grads
 
     def _zeros_for(self, index: int) -> "Tensor":
-        from ..tensor import Tensor
         shape, dtype, device = self._output_meta[index]
         return Tensor._zeros(shape, dtype, device)
 
     def _validate_grads(self, grads: list) -> list:
         """PyTorch's ``validate_outputs``: a gradient must match its input's shape
         (or be broadcastable back to it), dtype and device."""
-        from ..tensor import Tensor
         out = []
         for i, (g, (node, _)) in enumerate(zip(grads, self.next_functions)):
             if g is None or node is None:
@@ -134,8 +131,7 @@ class BackwardFunction(Node, FunctionCtx):
                         f"Function {self.name()} returned an invalid gradient at index {i} - got "
                         f"[{', '.join(map(str, g.shape))}] but expected shape compatible with "
                         f"[{', '.join(map(str, shape))}]")
-                from ..ops.shape import sum_to
-                g = sum_to(g, shape)
+                g = g.sum_to_size(shape)
             if g.device != device:
                 raise RuntimeError(f"Function {self.name()} returned an invalid gradient at index {i} - "
                                    f"expected device {device} but got {g.device}")
@@ -148,7 +144,6 @@ class BackwardFunction(Node, FunctionCtx):
         """``grad_fn._saved_self`` and the other saved values PyTorch's nodes expose
         (``autograd/saved_attributes.py``); any other missing name is an AttributeError."""
         if name.startswith(("_saved_", "_raw_saved_")):
-            from .saved_attributes import saved_attribute
             return saved_attribute(self, name)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
@@ -218,7 +213,6 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        Tensor = _TENSOR or _tensor_class()
         state = grad_mode._state
         prev = state.enabled
         if cls._uses_setup_context:
@@ -293,24 +287,11 @@ class _UnrecordedCtx(FunctionCtx):
         pass
 
 
-_TENSOR: Any = None
-
-
-def _tensor_class() -> type:
-    """``Tensor``, imported once (tensor.py imports this module, so not at the top)."""
-    global _TENSOR
-    if _TENSOR is None:
-        from ..tensor import Tensor
-        _TENSOR = Tensor
-    return _TENSOR
-
-
 def _link(ctx: BackwardFunction, cls: type, args: tuple, outs: tuple, dirty: tuple) -> tuple:
     """Make ``ctx`` the ``grad_fn`` of the outputs and point it at the inputs' nodes.
 
     Returns the outputs, where an input returned unchanged is replaced by an alias
     (a new tensor on the same storage), so the input keeps its own history."""
-    Tensor = _tensor_class()
     edges, is_edge, meta = [], [], []
     validate = ctx._validate
     for a in args:
@@ -380,7 +361,6 @@ def once_differentiable(fn: Any) -> Any:
     """
     @functools.wraps(fn)
     def wrapper(ctx: Any, *grads: Any) -> Any:
-        Tensor = _TENSOR or _tensor_class()
         with grad_mode.no_grad():
             result = fn(ctx, *grads)
         if not grad_mode.is_grad_enabled() or not any(isinstance(g, Tensor) and g.requires_grad for g in grads):

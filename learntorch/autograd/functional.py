@@ -8,23 +8,16 @@ plain way PyTorch computes them too when ``vectorize=False``.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Union
+from typing import Any, Callable, Union
 
+from ..ops.shape import stack
+from ..tensor import Tensor
+from .engine import grad
 from .grad_mode import enable_grad
-
-if TYPE_CHECKING:
-    from ..tensor import Tensor
 
 __all__ = ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"]
 
 Inputs = Union["Tensor", tuple]
-
-
-def _grad(*args: Any, **kwargs: Any) -> Any:
-    """``autograd.grad``, looked up when called: the package imports this module, so a
-    module-level import back would be a circle in the import graph."""
-    from . import grad
-    return grad(*args, **kwargs)
 
 
 def _as_inputs(inputs: Inputs, fn_name: str = "jacobian") -> tuple[tuple, bool]:
@@ -39,12 +32,11 @@ def _as_inputs(inputs: Inputs, fn_name: str = "jacobian") -> tuple[tuple, bool]:
 
 def _jacobian_of(output: "Tensor", inputs: tuple, create_graph: bool) -> tuple:
     """One Jacobian block per input, each of shape ``output.shape + input.shape``."""
-    from ..ops.shape import stack
     flat = output.reshape(-1)
     rows: list[list] = [[] for _ in inputs]
     for i in range(flat.numel()):
         if flat.requires_grad:
-            grads = _grad(flat[i], inputs, retain_graph=True, create_graph=create_graph, allow_unused=True)
+            grads = grad(flat[i], inputs, retain_graph=True, create_graph=create_graph, allow_unused=True)
         else:  # an output that does not depend on the inputs at all
             grads = (None,) * len(inputs)
         for k, (g, t) in enumerate(zip(grads, inputs)):
@@ -83,7 +75,7 @@ def hessian(func: Callable[..., Any], inputs: Inputs, create_graph: bool = False
         out = func(*xs)
         if out.numel() != 1:
             raise RuntimeError("The Tensor returned by the function given to hessian should contain a single element")
-        grads = _grad(out.reshape(()), xs, create_graph=True, allow_unused=True)
+        grads = grad(out.reshape(()), xs, create_graph=True, allow_unused=True)
         grads = tuple(x._filled_like(0) if g is None else g for g, x in zip(grads, xs))
         return grads if in_tuple else grads[0]
 
@@ -100,7 +92,7 @@ def vjp(func: Callable[..., Any], inputs: Inputs, v: Any = None, create_graph: b
     ins, in_tuple = _as_inputs(inputs, "vjp")
     with enable_grad():
         out = func(*ins)
-        grads = _grad(out, ins, grad_outputs=v, create_graph=create_graph, allow_unused=True)
+        grads = grad(out, ins, grad_outputs=v, create_graph=create_graph, allow_unused=True)
     grads = tuple(x._filled_like(0) if g is None else (g if create_graph else g.detach())
                   for g, x in zip(grads, ins))
     return out.detach(), _pack(grads, in_tuple)
@@ -116,11 +108,11 @@ def jvp(func: Callable[..., Any], inputs: Inputs, v: Any = None, create_graph: b
     with enable_grad():
         out = func(*ins)
         u = out._filled_like(0, requires_grad=True)
-        grads = _grad(out, ins, grad_outputs=u, create_graph=True, allow_unused=True)
+        grads = grad(out, ins, grad_outputs=u, create_graph=True, allow_unused=True)
         used = [(g, w) for g, w in zip(grads, vs) if g is not None]
         if not used:
             return out.detach(), out._filled_like(0)
-        (result,) = _grad(tuple(g for g, _ in used), u, grad_outputs=tuple(w for _, w in used),
+        (result,) = grad(tuple(g for g, _ in used), u, grad_outputs=tuple(w for _, w in used),
                           create_graph=create_graph)
     return out.detach(), result if create_graph else result.detach()
 
@@ -132,8 +124,8 @@ def hvp(func: Callable[..., Any], inputs: Inputs, v: Any = None, create_graph: b
     vs = v if isinstance(v, tuple) else (v,)
     with enable_grad():
         out = func(*ins)
-        grads = _grad(out.reshape(()), ins, create_graph=True)
-        second = _grad(grads, ins, grad_outputs=vs, create_graph=create_graph, allow_unused=True)
+        grads = grad(out.reshape(()), ins, create_graph=True)
+        second = grad(grads, ins, grad_outputs=vs, create_graph=create_graph, allow_unused=True)
     second = tuple(x._filled_like(0) if g is None else (g if create_graph else g.detach())
                    for g, x in zip(second, ins))
     return out.detach(), _pack(second, in_tuple)

@@ -15,6 +15,9 @@ import numpy as np
 
 from ..backend import to_numpy, transfer
 from ..device import CPU
+from ..tensor import Tensor
+from .engine import grad
+from .grad_mode import enable_grad, no_grad
 
 __all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
 
@@ -29,8 +32,6 @@ def _as_outputs(value: Any) -> tuple:
 
 def numerical_jacobian(fn: Callable, inputs: Sequence[Any], eps: float) -> list:
     """J[k][i, j] = d out_k[j] / d input_i — one matrix per (input, output) pair, by central differences."""
-    from ..autograd import no_grad
-    from ..tensor import Tensor
     diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
     with no_grad():
         outs = _as_outputs(fn(*inputs))
@@ -58,8 +59,6 @@ def _host(t: Any) -> np.ndarray:
 
 def analytical_jacobian(fn: Callable, inputs: Sequence[Any]) -> list:
     """The same Jacobians from backward: row ``j`` of output ``k`` is ``grad(out_k, inputs, e_j)``."""
-    from ..autograd import grad
-    from ..tensor import Tensor
     diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
     outs = _as_outputs(fn(*inputs))
     jac = [[np.zeros((x.numel(), o.numel())) for o in outs] for x in diff]
@@ -84,7 +83,6 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
 
     Inputs that require grad must be float64 tensors, on any device (float32 is too coarse
     for a step of 1e-6: PyTorch warns, learntorch refuses, to keep the lesson clear)."""
-    from ..tensor import Tensor
     inputs = inputs if isinstance(inputs, tuple) else (inputs,)
     diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
     if not diff:
@@ -126,8 +124,6 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
     depend on ``v`` through the graph, so its Jacobian comes out zero.  ``v`` is
     random (float64, seeded by ``seed``) unless ``grad_outputs`` is given.
     """
-    from ..autograd import enable_grad, grad
-    from ..tensor import Tensor
     inputs = inputs if isinstance(inputs, tuple) else (inputs,)
     outs = _as_outputs(func(*inputs))
     if grad_outputs is None:

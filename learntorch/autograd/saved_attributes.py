@@ -18,6 +18,11 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
+
+from .. import dtypes
+from ..device import CPU
+from ..tensor import Tensor
 from .node import _FREED_MESSAGE
 
 __all__ = ["saved_attribute"]
@@ -34,15 +39,10 @@ def _value(fn: Callable[[Any], Any]) -> tuple:
 def _scalar_tensor(ctx: Any) -> Any:
     """A Python number operand, as PyTorch shows it: a 0-d tensor (of the type
     ``torch.tensor(number)`` gives; built here, as autograd sits below ``creation``)."""
-    import numpy as np
-
-    from .. import dtypes
-    from ..device import device
-    from ..tensor import Tensor
     value = ctx.scalar
     dt = dtypes.bool if isinstance(value, bool) else dtypes.int64 if isinstance(value, int) \
         else dtypes.get_default_dtype()
-    return Tensor._make(np.asarray(value, dtype=dt.name), device("cpu"))
+    return Tensor._make(np.asarray(value, dtype=dt.name), CPU)
 
 
 def _mul_other(ctx: Any) -> tuple:

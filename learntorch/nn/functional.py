@@ -29,10 +29,11 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..backend import to_numpy, transfer
 from ..device import CPU
-from ..ops import linalg, pointwise
+from ..ops import matmul, pointwise
 from ..ops.special import _select, erf_array  # noqa: F401  (erf: ops/special.py)
 from ..ops.common import binary_operands, check_same_device, infer_size, new_result
 from ..ops.shape import UnsafeView
+from ..ops.softmax import LogSoftmax, Softmax, _along, log_softmax, softmax  # noqa: F401  (softmax: own file)
 from ..tensor import Tensor, _wrap_dim
 from ..ops.convolution import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d  # noqa: F401  (im2col: own file)
 from ..ops.activations import (celu, elu, hardsigmoid, hardswish, hardtanh, leaky_relu, logsigmoid,  # noqa: F401
@@ -131,12 +132,12 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
         # the hot path of every nn.Linear: checked here on the arrays' shapes, so addmm's checks are skipped
         if (input._dtype is weight._dtype is bias._dtype and input._device == weight._device == bias._device
                 and input._data.shape[1] == weight._data.shape[1] and bias._data.shape == weight._data.shape[:1]):
-            return linalg.Addmm.apply(bias, input, weight.t())
-        return linalg.addmm(bias, input, weight.t())
+            return matmul.Addmm.apply(bias, input, weight.t())
+        return matmul.addmm(bias, input, weight.t())
     if input.ndim == 1:
         if bias is None:
             return input.unsqueeze(0).mm(weight.t()).squeeze(0)
-        return linalg.addmm(bias, input.unsqueeze(0), weight.t()).view(weight.shape[0])
+        return matmul.addmm(bias, input.unsqueeze(0), weight.t()).view(weight.shape[0])
     if input.ndim == 0:
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are 0D and 2D")
     lead = tuple(input.shape[:-1])
@@ -144,7 +145,7 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
     if bias is None:
         out = flat.mm(weight.t())
         return UnsafeView.apply(out, lead + (weight.shape[0],), False)
-    return linalg.addmm(bias, flat, weight.t()).view(*lead, weight.shape[0])
+    return matmul.addmm(bias, flat, weight.t()).view(*lead, weight.shape[0])
 
 
 # ============================================================================ activations
@@ -243,105 +244,6 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if not input.is_floating_point():
         raise NotImplementedError(f"\"GeluKernelImpl\" not implemented for '{_scalar_name(input)}'")
     return Gelu.apply(input, approximate)
-
-
-# ---------------------------------------------------------------------------- softmax
-def _along(x: Tensor, dim: int, fn: Any) -> Any:
-    """``fn(xp, array, axis)`` where a 0-d tensor counts as one element along dim 0."""
-    xp = x._backend.xp
-    a = x._data
-    if a.ndim == 0:
-        return xp.reshape(fn(xp, xp.reshape(a, (1,)), 0), ())
-    if a.shape[dim] == 0:
-        return xp.asarray(a, copy=True)
-    return fn(xp, a, dim)  # a row of -inf gives NaN (NumPy's warning is filtered at the top of this file)
-
-
-def _softmax_array(xp: Any, a: Any, axis: int) -> Any:
-    e = xp.exp(a - xp.max(a, axis=axis, keepdims=True))  # the maximum subtracted: exp never overflows
-    e /= xp.sum(e, axis=axis, keepdims=True)
-    return e
-
-
-def _log_softmax_array(xp: Any, a: Any, axis: int) -> Any:
-    shifted = a - xp.max(a, axis=axis, keepdims=True)
-    shifted -= xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
-    return shifted
-
-
-def _sum_keep(t: Tensor, dim: int) -> Tensor:
-    return t.sum(dim, keepdim=True) if t.ndim else t
-
-
-class Softmax(Function):
-    """``exp(x) / Σ exp(x)`` along ``dim``; backward ``y·(g - Σ g·y)``."""
-
-    _backward_name = "SoftmaxBackward0"
-
-    @staticmethod
-    def forward(ctx, x: Tensor, dim: int) -> Tensor:
-        out = new_result(_along(x, dim, _softmax_array), x)
-        ctx.save_for_backward(out)
-        ctx.dim = dim
-        return out
-
-    @staticmethod
-    def backward(ctx, grad: Tensor) -> tuple:
-        (y,) = ctx.saved_tensors
-        return y * (grad - _sum_keep(grad * y, ctx.dim)), None
-
-
-class LogSoftmax(Function):
-    """``x - log Σ exp(x)`` along ``dim``, computed as ``(x - max) - log Σ exp(x - max)``;
-    backward ``g - softmax·Σ g`` (for cross-entropy: softmax minus the one-hot target)."""
-
-    _backward_name = "LogSoftmaxBackward0"
-
-    @staticmethod
-    def forward(ctx, x: Tensor, dim: int) -> Tensor:
-        out = new_result(_along(x, dim, _log_softmax_array), x)
-        ctx.save_for_backward(out)
-        ctx.dim = dim
-        return out
-
-    @staticmethod
-    def backward(ctx, grad: Tensor) -> tuple:
-        (y,) = ctx.saved_tensors
-        if not grad_mode._state.enabled and y.ndim:  # plain backward: on the arrays, nothing to record
-            xp = y._backend.xp
-            g = grad._data
-            return new_result(g - xp.exp(y._data) * xp.sum(g, axis=ctx.dim, keepdims=True), grad), None
-        return grad - y.exp() * _sum_keep(grad, ctx.dim), None
-
-
-def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
-                  "as an argument.", stacklevel=stacklevel)
-    return 0 if ndim in (0, 1, 3) else 1
-
-
-def _softmax_common(fn: type, kernel: str, input: Tensor, dim: Optional[int], stacklevel: int,
-                    dtype: Any) -> Tensor:
-    if dim is None:
-        dim = _get_softmax_dim(kernel, input.ndim, stacklevel + 1)
-    if dtype is not None:
-        input = input.to(dtype)
-    d = _wrap_dim(dim, input.ndim)
-    if not input.is_floating_point():
-        where = "lastdim_" if input.ndim == 0 or d == input.ndim - 1 else ""
-        raise NotImplementedError(f"\"{kernel}_{where}kernel_impl\" not implemented for '{_scalar_name(input)}'")
-    return fn.apply(input, d)
-
-
-def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
-    """Turn scores into probabilities along ``dim``: ``exp(x_i) / Σ_j exp(x_j)``.
-    ``dtype`` casts the input first (e.g. to float64 for more precision)."""
-    return _softmax_common(Softmax, "softmax", input, dim, _stacklevel, dtype)
-
-
-def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
-    """``log(softmax(x))``, computed stably (never ``log`` of an underflowed 0)."""
-    return _softmax_common(LogSoftmax, "log_softmax", input, dim, _stacklevel, dtype)
 
 
 # ============================================================================ dropout

@@ -24,6 +24,7 @@ import numpy as np
 from ..autograd.function import Function
 from .common import new_result
 from .formula import TensorMath, array_math, differentiable_backward
+from .inplace import inplace as inplace_op
 from ..tensor import Tensor
 
 __all__ = ["leaky_relu", "elu", "selu", "celu", "silu", "mish", "softplus", "hardtanh", "relu6", "logsigmoid",
@@ -114,8 +115,7 @@ def _run(fn: type, input: Tensor, inplace: bool, **options: Any) -> Tensor:
     in-place rules (version counter, a new ``grad_fn`` for ``input``)."""
     if not inplace:
         return fn.apply(input, **options)
-    from .._tensor_methods import _inplace
-    return _inplace(input, lambda t: fn.apply(t, inplace=True, **options))
+    return inplace_op(input, lambda t: fn.apply(t, inplace=True, **options))
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:

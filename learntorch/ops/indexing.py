@@ -23,6 +23,7 @@ from ..autograd.function import Function
 from ..backend import transfer
 from ..tensor import Tensor, _wrap_dim
 from .common import check_same_device, new_result
+from .inplace import inplace
 
 __all__ = ["getitem", "setitem", "index_select", "gather", "masked_fill", "nonzero", "scatter_into_zeros",
            "take_along_dim", "masked_select"]
@@ -398,29 +399,6 @@ class IndexPut(Function):
         return keep, gv
 
 
-class CopySlices(Function):
-    """The base of a view after an in-place change through the view.
-
-    Forward writes ``value`` into the view's region of ``base`` (its memory).
-    Backward: the region's gradient goes to ``value``; the rest goes to the old base."""
-
-    _backward_name = "torch::autograd::CopySlices"
-
-    @staticmethod
-    def forward(ctx, base: Tensor, value: Tensor, view_fn: Any = None) -> Tensor:
-        region = view_fn(base.detach())
-        region._data[...] = value._data
-        ctx.view_fn = view_fn
-        ctx.mark_dirty(base)
-        return base
-
-    @staticmethod
-    def backward(ctx, grad: Tensor) -> tuple:
-        grad_base = grad.clone()
-        ctx.view_fn(grad_base)._data[...] = 0
-        return grad_base, ctx.view_fn(grad).clone()
-
-
 def setitem(x: Tensor, key: Any, value: Any) -> None:
     """``x[key] = value``: an in-place change (bumps the version counter)."""
     split = _ints_first(key)
@@ -443,13 +421,11 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
             x._base._requires_grad or (isinstance(value, Tensor) and value._requires_grad)):
         # Assigning into a view of a tensor in the graph changes its base: let the in-place
         # machinery rewrite the base's history (CopySlices), as for any in-place op on a view.
-        from .._tensor_methods import _inplace
-
         def assigned(view: Tensor) -> Tensor:
             out = view.clone()
             node.apply(out, value, key=key)
             return out
-        _inplace(x, assigned)
+        inplace(x, assigned)
         return
     node.apply(x, value, key=key)
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections import namedtuple
 from typing import Any, Optional
 
+import numpy as np
+
 from ..autograd.function import Function
 from ..tensor import Tensor
 from .common import new_result, sum_to
@@ -278,8 +280,8 @@ class Eigh(Function):
 
 
 def _eye_like(n: int, like: Tensor) -> Tensor:
-    from ..creation import eye
-    return eye(n, dtype=like.dtype, device=like.device)
+    """The n×n identity, of ``like``'s dtype and on its device."""
+    return Tensor._make(like._backend.asarray(np.eye(n), like._dtype), like._device)
 
 
 def eigh(A: Tensor, UPLO: str = "L") -> Any:

@@ -16,7 +16,7 @@ from .. import dtypes
 from ..autograd.function import Function
 from ..device import device
 from ..backend import transfer
-from ..tensor import Tensor
+from ..tensor import Tensor, _parse_to
 from .common import binary_operands, new_result, sum_to
 
 __all__ = ["add", "sub", "rsub", "mul", "div", "rdiv", "neg", "pow", "rpow", "exp", "log", "sqrt", "abs",
@@ -357,8 +357,7 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{getattr(condition, 'dtype', type(condition).__name__)}")
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):  # where(c, 1., 0.): two numbers
-        from ..creation import tensor
-        input = tensor(input, device=condition.device)
+        input = Tensor._make(condition._backend.asarray(input, dtypes._scalar_dtype(input)), condition._device)
     return Where.apply(input, other, condition=condition)
 
 
@@ -699,6 +698,15 @@ class ToCopy(Function):
     def backward(ctx, grad: Tensor) -> tuple:
         dev, dt = ctx.source
         return to_copy(grad, dev, dt), None, None
+
+
+def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``x.to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(other)``; returns
+    ``self`` when nothing changes, a differentiable copy (``ToCopyBackward0``) otherwise."""
+    dev, dt, copy = _parse_to(self, args, kwargs)
+    if dev == self._device and dt is self._dtype and not copy:
+        return self
+    return to_copy(self, dev, dt)
 
 
 def to_copy(x: Tensor, dev: device, dt: dtypes.dtype) -> Tensor:

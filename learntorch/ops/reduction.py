@@ -20,7 +20,7 @@ from ..tensor import Tensor
 from .common import new_result, numpy_aliases, wrap_dims
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "prod", "var", "std",
-           "logsumexp", "norm", "all", "any", "cumsum", "count_nonzero"]
+           "logsumexp", "all", "any", "cumsum", "count_nonzero"]
 
 Dim = Union[int, Sequence[int], None]
 _MinMax = namedtuple("_MinMax", ["values", "indices"])
@@ -357,7 +357,6 @@ def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, dty
     return Prod.apply(input, dim, keepdim) if dim is None else ProdDim.apply(input, dim, keepdim)
 
 
-_TYPE_NAME = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
 
 
 def _check_floating_for_var(input: Tensor) -> None:
@@ -474,19 +473,6 @@ class Logsumexp(Function):
         shape, axes, keepdim = ctx.args
         return _expand_back(grad, shape, axes, keepdim) * (x - _expand_back(out, shape, axes, keepdim)).exp(), \
             None, None
-
-
-def norm(input: Tensor, p: Any = "fro", dim: Dim = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
-    """The p-norm (2 by default) over all elements or ``dim``."""
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
-                           f"{_TYPE_NAME.get(input.dtype.name, input.dtype.name)}")
-    if p == "nuc" or (p == "fro" and isinstance(dim, (tuple, list)) and len(dim) == 2):
-        from ..linalg import matrix_norm  # the matrix norms (nuclear: the sum of singular values)
-        return matrix_norm(input, p, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
-    if p == "fro" or p is None:
-        p = 2
-    return VectorNorm.apply(input if dtype is None else input.to(dtype), float(p), dim, keepdim)
 
 
 class VectorNorm(Function):

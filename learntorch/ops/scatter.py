@@ -22,6 +22,7 @@ from .. import dtypes
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
 from .common import new_result
+from .inplace import inplace
 
 __all__ = ["scatter", "scatter_add", "index_add"]
 
@@ -119,8 +120,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
 
 def _inplace_method(fn: Any) -> Any:
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        from .._tensor_methods import _inplace
-        return _inplace(self, lambda t: fn(t, *args, **kwargs))
+        return inplace(self, lambda t: fn(t, *args, **kwargs))
     method.__name__ = fn.__name__ + "_"
     method.__doc__ = f"In-place ``{fn.__name__}``."
     return method

@@ -24,14 +24,18 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("learntorch.dtypes", "learntorch.size", "learntorch.device", "learntorch.backend",
                     "learntorch.cuda", "learntorch.device_memory", "learntorch.type_info",
                     "learntorch.matmul_precision", "learntorch.dtype_bfloat16")),
-    ("autograd", ("learntorch.autograd",)),
+    # autograd's lower floor: grad mode and the graph's nodes, which the Tensor class holds
+    ("graph", ("learntorch.autograd.grad_mode", "learntorch.autograd.node", "learntorch.autograd.anomaly_mode",
+               "learntorch.autograd.graph")),
     ("tensor", ("learntorch.tensor", "learntorch.printing")),
+    # autograd's upper floor: the engine, Function, gradcheck, which make tensors
+    ("autograd", ("learntorch.autograd",)),
     ("ops", ("learntorch.ops",)),
     ("library", ("learntorch.creation", "learntorch.random", "learntorch.linalg", "learntorch.legacy",
                  "learntorch._tensor_methods", "learntorch.serialization", "learntorch.testing",
                  "learntorch.backends", "learntorch.random_sampling", "learntorch.serialization_pickle",
                  "learntorch.accelerator", "learntorch.amp", "learntorch.compile",
-                 "learntorch.tensor_autograd_extras")),
+                 "learntorch.tensor_autograd_extras", "learntorch.autograd.functional")),
     ("models", ("learntorch.nn", "learntorch.optim", "learntorch.utils", "learntorch.datasets",
                 "learntorch.distributed")),
     ("tools", ("learntorch.viz", "learntorch.grading")),
@@ -92,10 +96,12 @@ def _imports(name: str, path: Path, modules: dict, module_level: bool) -> set[st
 
 
 def _layer(name: str) -> int:
-    for i, (_, prefixes) in enumerate(LAYERS):
-        if any(name == p or name.startswith(p + ".") for p in prefixes):
-            return i
-    raise AssertionError(f"{name} belongs to no layer: add it to LAYERS and to docs/architecture.md")
+    """The layer of the longest prefix that matches (``learntorch.autograd.node`` before ``learntorch.autograd``)."""
+    best = max(((len(p), i) for i, (_, prefixes) in enumerate(LAYERS) for p in prefixes
+                if name == p or name.startswith(p + ".")), default=None)
+    if best is None:
+        raise AssertionError(f"{name} belongs to no layer: add it to LAYERS and to docs/architecture.md")
+    return best[1]
 
 
 def _graph(module_level: bool = True) -> dict[str, set[str]]:
