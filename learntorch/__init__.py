@@ -5,7 +5,7 @@ stays within what the course covers keeps working, with the same numbers.
 
 Where things live (one chapter, one part):
 
-* ``tensor.py``, ``creation.py``, ``dtypes.py``, ``device.py``, ``backend.py``,
+* ``tensor.py``, ``creation.py``, ``dtypes.py``, ``device.py``, ``arrays.py``,
   ``ops/`` — chapter 01, tensors and the array backends;
 * ``autograd/`` (``node.py``, ``engine.py``, ``grad_mode.py``) and ``viz.py`` —
   chapter 02, the graph, the backward engine and its pictures;
@@ -19,7 +19,7 @@ from . import dtypes as _dtypes
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd import is_inference_mode_enabled
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled
-from .backend import CudaUnavailableError
+from .cuda import CudaUnavailableError
 from .device_memory import OutOfMemoryError
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,
                        ones_like, rand, rand_like, randint, randint_like, randn, randn_like, randperm,

@@ -20,7 +20,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from . import device_memory, dtypes, random
-from .backend import for_device, to_numpy, transfer
+from .arrays import for_device, to_numpy, transfer
 from .device import CPU, DeviceLike, as_device
 from .ops.inplace import fill_from_host
 from .tensor import Tensor

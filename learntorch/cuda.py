@@ -1,5 +1,9 @@
 """``learntorch.cuda``: is there a GPU, how many, which is current, how much memory is in use.
 
+The one module that holds CUDA's state: whether CuPy found a GPU, the logical
+devices, the current device of each thread, and the check of a ``cuda:N`` index.
+``device.py`` and ``arrays.py`` ask it; it asks neither.
+
 Backed by CuPy on a machine with an NVIDIA GPU.  Where there is none,
 everything still imports: ``is_available()`` is False and the memory functions
 return 0.  ``CUDA_VISIBLE_DEVICES`` decides which GPUs are seen, and renumbers
@@ -7,18 +11,20 @@ them from 0 — set it before the program starts.
 
 learntorch extension (not in PyTorch), for teaching on a laptop:
 :func:`use_logical_devices` (or ``LEARNTORCH_FAKE_CUDA=N`` in the environment)
-gives ``N`` *logical* CUDA devices backed by host memory (see ``backend.py``).
+gives ``N`` *logical* CUDA devices backed by host memory (see ``arrays.py``).
 Tensors on them remember their device, operations refuse to mix devices, and
 the memory functions below count their bytes with a model of PyTorch's caching
 allocator (see ``device_memory.py``), so the out-of-memory lesson has figures.
 """
 from __future__ import annotations
 
+import os
 import threading
+from functools import lru_cache
+from types import ModuleType
 from typing import Any, NamedTuple, Optional, Union
 
 from . import device_memory
-from .backend import cupy_or_none, fake_cuda_count, set_logical_device_count
 from .device_memory import OutOfMemoryError
 
 __all__ = ["is_available", "device_count", "current_device", "set_device", "device", "synchronize",
@@ -26,6 +32,80 @@ __all__ = ["is_available", "device_count", "current_device", "set_device", "devi
            "max_memory_reserved", "reset_peak_memory_stats", "reset_max_memory_allocated", "mem_get_info",
            "set_per_process_memory_fraction", "get_device_name", "get_device_properties", "manual_seed",
            "manual_seed_all", "OutOfMemoryError"]
+
+
+class CudaUnavailableError(RuntimeError, AssertionError):
+    """No CUDA device.  PyTorch raises AssertionError ("Torch not compiled with CUDA
+    enabled") on CPU builds and RuntimeError on GPU builds without a GPU; this is both."""
+
+
+@lru_cache(maxsize=None)
+def cupy_or_none() -> ModuleType | None:
+    """CuPy if it is installed *and* a GPU answers; None otherwise (never raises)."""
+    try:
+        import cupy
+    except Exception:
+        return None
+    try:
+        return cupy if cupy.is_available() else None
+    except Exception:
+        return None
+
+
+def _visible_indices(count: int) -> list[int]:
+    """Honour ``CUDA_VISIBLE_DEVICES`` for the stand-in as the CUDA driver does for CuPy."""
+    env = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if env is None:
+        return list(range(count))
+    visible = []
+    for part in env.split(","):
+        part = part.strip()
+        if not part.isdigit() or int(part) >= count:
+            break  # CUDA stops at the first invalid entry
+        visible.append(int(part))
+    return visible
+
+
+# Set by ``learntorch.cuda.use_logical_devices(n)``; None: follow LEARNTORCH_FAKE_CUDA.
+_logical_devices: int | None = None
+
+
+def set_logical_device_count(n: int | None) -> None:
+    """Switch the logical devices on (``n`` > 0), off (0) or back to the environment (None)."""
+    global _logical_devices
+    _logical_devices = n
+
+
+def fake_cuda_count() -> int:
+    """How many logical (stand-in) CUDA devices are visible: the number asked for with
+    ``use_logical_devices(n)`` or ``LEARNTORCH_FAKE_CUDA=n`` (any other non-empty value
+    but ``0`` means one), filtered by ``CUDA_VISIBLE_DEVICES``."""
+    if _logical_devices is not None:
+        n = _logical_devices
+    else:
+        raw = os.environ.get("LEARNTORCH_FAKE_CUDA", "")
+        if not raw or raw == "0":
+            return 0
+        n = int(raw) if raw.isdigit() else 1
+    return len(_visible_indices(n)) if n > 0 else 0
+
+
+def unavailable_error() -> CudaUnavailableError:
+    """The error for using ``cuda`` where there is none, with what to do instead."""
+    return CudaUnavailableError(
+        "CUDA is not available: learntorch found no GPU (CuPy is not installed, or no device answers). "
+        "Use device='cpu', install the GPU extra (pip install -e '.[cuda]') on a machine with an NVIDIA "
+        "GPU, or switch on learntorch's logical devices on the CPU (learntorch.cuda.use_logical_devices(2), "
+        "or LEARNTORCH_FAKE_CUDA=2 in the environment), which behave like CuPy.")
+
+
+def check_index(index: int) -> None:
+    """PyTorch's errors for ``cuda:N`` with no CUDA at all, or beyond the visible devices."""
+    if not is_available():
+        raise unavailable_error()
+    if index >= device_count():
+        raise RuntimeError("CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously "
+                           "reported at some other API call, so the stacktrace below might be incorrect.")
 
 
 def is_available() -> bool:
@@ -211,8 +291,7 @@ def set_per_process_memory_fraction(fraction: float, device: Any = None) -> None
 def _require_books(device: Any) -> device_memory.DevicePool:
     books = _books(device)
     if books is None:
-        from .backend import _cuda_backend
-        _cuda_backend(0)  # raises CudaUnavailableError, with what to do
+        raise unavailable_error()
     assert books is not None
     return books
 
@@ -250,9 +329,9 @@ def _index(device: Optional[Union[int, str, Any]]) -> int:
         return _thread.index
     if isinstance(device, int):
         return device
-    if isinstance(device, str):
-        from .device import device as make
-        device = make(device)
+    if isinstance(device, str):  # 'cuda' or 'cuda:1' (device.py sits above this module)
+        name, _, number = device.partition(":")
+        return int(number) if number.isdigit() else _thread.index
     index = getattr(device, "index", None)
     return _thread.index if index is None else index
 

@@ -1,13 +1,15 @@
 """``learntorch.device``: where a tensor's numbers live (``cpu`` or ``cuda:N``).
 
 A device is only a name here; which array library serves it is decided in
-``backend.py``.  The class mirrors ``torch.device``: ``device('cuda:1')``,
+``arrays.py``; the CUDA state (which devices exist, the current one) in ``cuda.py``.  The class mirrors ``torch.device``: ``device('cuda:1')``,
 ``device('cuda', 1)``, equality by type and index, and PyTorch's error for a
 string it does not understand.
 """
 from __future__ import annotations
 
 from typing import Any, Optional, Union
+
+from . import cuda
 
 __all__ = ["device", "as_device", "DeviceLike"]
 
@@ -79,9 +81,7 @@ def as_device(d: DeviceLike) -> device:
         return CPU
     d = d if isinstance(d, device) else device(d)
     if d.type == "cuda":
-        from . import cuda
-        from .backend import check_cuda_index
         if d.index is None:
             d = device("cuda", cuda.current_device())
-        check_cuda_index(d.index)
+        cuda.check_index(d.index)
     return d

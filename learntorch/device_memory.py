@@ -2,7 +2,7 @@
 
 On a real GPU, CuPy allocates through its memory pool and ``learntorch.cuda``'s
 counters read that pool.  learntorch's logical devices (the CPU stand-in, see
-``backend.py``) allocate nothing on a GPU, so this file keeps the books itself,
+``arrays.py``) allocate nothing on a GPU, so this file keeps the books itself,
 with a small model of PyTorch's *caching allocator*, so that the figures behave
 as they do on a GPU:
 

@@ -64,7 +64,7 @@ import numpy as np
 from numpy.lib import format as npy_format
 
 from . import dtypes
-from .backend import to_numpy, transfer
+from .arrays import to_numpy, transfer
 from .device import CPU, as_device
 from .device import device as Device
 from .size import Size

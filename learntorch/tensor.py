@@ -24,7 +24,8 @@ import numpy as np
 from . import device_memory, dtypes
 from .autograd import grad_mode
 from .autograd.node import AccumulateGrad, Node, RemovableHandle, add_hook
-from .backend import Backend, cupy_or_none, for_device, to_numpy, transfer
+from .arrays import Backend, for_device, to_numpy, transfer
+from .cuda import cupy_or_none
 from .device import CPU, DeviceLike, as_device, device
 from .printing import format_tensor
 from .size import Size

@@ -5,7 +5,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from .backend import to_numpy
+from .arrays import to_numpy
 from .tensor import Tensor
 
 __all__ = ["assert_close", "check_close", "check"]

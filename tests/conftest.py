@@ -394,10 +394,10 @@ def pytest_collection_modifyitems(config: Any, items: list) -> None:
     gpu_items = [item for item in items if item.get_closest_marker("gpu") is not None]
     if not gpu_items:
         return
-    from learntorch.backend import cupy_or_none
+    from learntorch.cuda import cupy_or_none
     if cupy_or_none() is not None:
         return
     skip = pytest.mark.skip(reason="needs a real CUDA GPU with CuPy (pip install -e '.[cuda]'); "
-                                   "learntorch.backend.cupy_or_none() found none")
+                                   "learntorch.cuda.cupy_or_none() found none")
     for item in gpu_items:
         item.add_marker(skip)

@@ -63,7 +63,7 @@ def report_failure(node: Any) -> None:
 
 
 def check_nan(node: Any, grads: list) -> None:
-    from ..backend import to_numpy
+    from ..arrays import to_numpy
     import numpy as np
     for i, g in enumerate(grads):
         if g is not None and np.isnan(to_numpy(g._data)).any():

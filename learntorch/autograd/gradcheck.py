@@ -13,7 +13,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..backend import to_numpy, transfer
+from ..arrays import to_numpy, transfer
 from ..device import CPU
 from ..tensor import Tensor
 from .engine import grad

@@ -20,7 +20,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from ..backend import to_numpy, transfer
+from ..arrays import to_numpy, transfer
 from ..device import CPU
 from ..tensor import Tensor
 from . import mpi_transport as mpi

@@ -27,7 +27,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from ..backend import to_numpy, transfer
+from ..arrays import to_numpy, transfer
 from ..device import CPU
 from ..ops import matmul, pointwise
 from ..ops.special import _select, erf_array  # noqa: F401  (erf: ops/special.py)

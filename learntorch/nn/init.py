@@ -25,7 +25,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
-from ..backend import to_numpy
+from ..arrays import to_numpy
 from ..ops.common import new_result
 from ..tensor import Tensor
 

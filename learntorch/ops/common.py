@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, Union
 
 from .. import dtypes
-from ..backend import transfer
+from ..arrays import transfer
 from ..tensor import Tensor, _wrap_dim
 
 __all__ = ["infer_size", "binary_operands", "check_same_device", "wrap_dims", "sum_to", "as_index_tensor", "new_result"]

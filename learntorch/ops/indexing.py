@@ -20,7 +20,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from ..backend import transfer
+from ..arrays import transfer
 from ..tensor import Tensor, _wrap_dim
 from .common import check_same_device, new_result
 from .inplace import inplace
@@ -270,7 +270,7 @@ def _host_positions(shape: tuple, key: tuple) -> np.ndarray:
     indexing rules (which CuPy shares).  Worked out on the host from the shape and the index
     arrays alone, never the data: the stand-in's array-API indexing cannot mix index arrays
     with slices or masks with other indices, and has no scatter."""
-    from ..backend import to_numpy
+    from ..arrays import to_numpy
     host_key = tuple(to_numpy(k) if hasattr(k, "shape") and hasattr(k, "dtype") else k for k in key)
     n = 1
     for s in shape:

@@ -21,7 +21,7 @@ from typing import Any, Callable
 
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from ..backend import transfer
+from ..arrays import transfer
 from ..device import CPU
 from ..dtypes import SCALAR_NAMES
 from ..tensor import Tensor

@@ -15,7 +15,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.function import Function
 from ..device import device
-from ..backend import transfer
+from ..arrays import transfer
 from ..tensor import Tensor, _parse_to
 from .common import binary_operands, new_result, sum_to
 
@@ -685,7 +685,7 @@ class ToCopy(Function):
     @staticmethod
     def forward(ctx, x: Tensor, dev: device = None, dt: dtypes.dtype = None) -> Tensor:
         data = transfer(x._data, x._device, dev)
-        from ..backend import for_device
+        from ..arrays import for_device
         be = for_device(dev)
         if dt is not x._dtype:
             data = be.xp.astype(data, be.dtype(dt))

@@ -300,8 +300,8 @@ def test_world_of_one_process():
 def test_world_of_one_with_logical_devices():
     """``cuda`` tensors that are not CuPy's (the logical CPU devices) go over MPI through host
     memory, and DDP with ``device_ids`` moves the inputs to its device."""
-    from learntorch import backend, cuda
-    if backend.cupy_or_none() is not None:
+    from learntorch import cuda
+    if cuda.cupy_or_none() is not None:
         pytest.skip("a real GPU is present: logical devices are only used where there is none")
     cuda.use_logical_devices(2)
     dist.init_process_group("gloo")

@@ -768,11 +768,11 @@ def test_sequential_of_new_layers(torch_oracle):
 def test_layers_on_the_cuda_stand_in(monkeypatch):
     """The layers use only the array API (plus guarded NumPy fast paths): on the strict stand-in
     for CuPy they give the CPU's values and gradients."""
-    from learntorch import backend
+    from learntorch import arrays, cuda
     monkeypatch.setenv("LEARNTORCH_FAKE_CUDA", "1")
-    backend._cuda_backend.cache_clear()
-    backend.cupy_or_none.cache_clear()
-    if backend.cupy_or_none() is not None:
+    arrays._cuda_backend.cache_clear()
+    cuda.cupy_or_none.cache_clear()
+    if cuda.cupy_or_none() is not None:
         pytest.skip("a real GPU is present")
     try:
         results = []
@@ -796,5 +796,5 @@ def test_layers_on_the_cuda_stand_in(monkeypatch):
             np.testing.assert_allclose(to_numpy(b), to_numpy(a), rtol=1e-5, atol=1e-6)
     finally:
         monkeypatch.delenv("LEARNTORCH_FAKE_CUDA", raising=False)
-        backend._cuda_backend.cache_clear()
-        backend.cupy_or_none.cache_clear()
+        arrays._cuda_backend.cache_clear()
+        cuda.cupy_or_none.cache_clear()

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import learntorch as lt
-from learntorch import backend
+from learntorch import arrays, cuda
 from learntorch.nn.utils import rnn as lt_rnn
 
 from conftest import assert_draws_same, assert_same, raises_both, to_numpy
@@ -338,14 +338,14 @@ def test_sort_error_is_pytorchs_runtime_error():
 def fake_cuda(monkeypatch):
     """The CuPy stand-in (``LEARNTORCH_FAKE_CUDA=1``) for one test."""
     monkeypatch.setenv("LEARNTORCH_FAKE_CUDA", "1")
-    backend._cuda_backend.cache_clear()
-    backend.cupy_or_none.cache_clear()
-    if backend.cupy_or_none() is not None:
+    arrays._cuda_backend.cache_clear()
+    cuda.cupy_or_none.cache_clear()
+    if cuda.cupy_or_none() is not None:
         pytest.skip("a real GPU is present: the stand-in is only used where there is none")
     yield
     monkeypatch.delenv("LEARNTORCH_FAKE_CUDA", raising=False)
-    backend._cuda_backend.cache_clear()
-    backend.cupy_or_none.cache_clear()
+    arrays._cuda_backend.cache_clear()
+    cuda.cupy_or_none.cache_clear()
 
 
 def test_lengths_on_cuda_is_pytorchs_error(fake_cuda):

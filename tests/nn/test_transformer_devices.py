@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 
 import learntorch as lt
-from learntorch import backend, cuda
+from learntorch import cuda
 
 
 @pytest.fixture
 def logical_cuda(monkeypatch: Any) -> Any:
     monkeypatch.delenv("LEARNTORCH_FAKE_CUDA", raising=False)
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    backend.cupy_or_none.cache_clear()
-    if backend.cupy_or_none() is not None:
+    cuda.cupy_or_none.cache_clear()
+    if cuda.cupy_or_none() is not None:
         pytest.skip("a real GPU is present: logical devices are only used where there is none")
     cuda.use_logical_devices(1)
     yield

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2] / "learntorch"
 
 # lowest first; a module belongs to the first layer with a matching prefix
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundation", ("learntorch.dtypes", "learntorch.size", "learntorch.device", "learntorch.backend",
+    ("foundation", ("learntorch.dtypes", "learntorch.size", "learntorch.device", "learntorch.arrays",
                     "learntorch.cuda", "learntorch.device_memory", "learntorch.type_info",
                     "learntorch.matmul_precision", "learntorch.dtype_bfloat16")),
     # autograd's lower floor: grad mode and the graph's nodes, which the Tensor class holds
@@ -33,7 +33,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("ops", ("learntorch.ops",)),
     ("library", ("learntorch.creation", "learntorch.random", "learntorch.linalg", "learntorch.legacy",
                  "learntorch._tensor_methods", "learntorch.serialization", "learntorch.testing",
-                 "learntorch.backends", "learntorch.random_sampling", "learntorch.serialization_pickle",
+                 "learntorch.arrayss", "learntorch.random_sampling", "learntorch.serialization_pickle",
                  "learntorch.accelerator", "learntorch.amp", "learntorch.compile",
                  "learntorch.tensor_autograd_extras", "learntorch.autograd.functional")),
     ("models", ("learntorch.nn", "learntorch.optim", "learntorch.utils", "learntorch.datasets",

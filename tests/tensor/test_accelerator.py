@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import learntorch as lt
-from learntorch import backend, cuda
+from learntorch import cuda
 
 NEEDS_DEVICE = [
     lambda T: T.accelerator.current_device_index(),
@@ -19,8 +19,8 @@ NEEDS_DEVICE = [
 @pytest.fixture
 def no_gpu(monkeypatch):
     monkeypatch.delenv("LEARNTORCH_FAKE_CUDA", raising=False)
-    backend.cupy_or_none.cache_clear()
-    if backend.cupy_or_none() is not None:
+    cuda.cupy_or_none.cache_clear()
+    if cuda.cupy_or_none() is not None:
         pytest.skip("a real GPU is present")
     cuda.use_logical_devices(0)
     yield

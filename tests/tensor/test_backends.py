@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import learntorch as lt
-from learntorch import backend, cuda
+from learntorch import arrays, cuda
 
 rng = np.random.default_rng(7)
 A = rng.standard_normal((2, 3)).astype(np.float32)
@@ -26,8 +26,8 @@ P = (rng.random((2, 3)) + 0.5).astype(np.float32)
 
 
 def _reset_caches() -> None:
-    backend._cuda_backend.cache_clear()
-    backend.cupy_or_none.cache_clear()
+    arrays._cuda_backend.cache_clear()
+    cuda.cupy_or_none.cache_clear()
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def no_gpu_env(monkeypatch):
     monkeypatch.delenv("LEARNTORCH_FAKE_CUDA", raising=False)
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     _reset_caches()
-    if backend.cupy_or_none() is not None:
+    if cuda.cupy_or_none() is not None:
         pytest.skip("a real GPU is present: the no-GPU behaviour cannot be shown here")
     yield
     _reset_caches()
@@ -48,7 +48,7 @@ def fake_cuda(monkeypatch):
     monkeypatch.setenv("LEARNTORCH_FAKE_CUDA", "1")
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     _reset_caches()
-    if backend.cupy_or_none() is not None:
+    if cuda.cupy_or_none() is not None:
         pytest.skip("a real GPU is present: the stand-in is only used where there is none")
     yield
     monkeypatch.delenv("LEARNTORCH_FAKE_CUDA", raising=False)
@@ -93,7 +93,7 @@ def test_cuda_visible_devices(monkeypatch, fake, visible, count):
     else:
         monkeypatch.setenv("CUDA_VISIBLE_DEVICES", visible)
     _reset_caches()
-    if backend.cupy_or_none() is not None:
+    if cuda.cupy_or_none() is not None:
         pytest.skip("a real GPU is present")
     try:
         assert cuda.device_count() == count
@@ -116,7 +116,7 @@ def test_second_stand_in_device(monkeypatch):
     monkeypatch.setenv("LEARNTORCH_FAKE_CUDA", "2")
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
     _reset_caches()
-    if backend.cupy_or_none() is not None:
+    if cuda.cupy_or_none() is not None:
         pytest.skip("a real GPU is present")
     try:
         a, b = lt.ones(2, device="cuda:0"), lt.ones(2, device="cuda:1")
@@ -440,7 +440,7 @@ def test_custom_function_on_cuda(fake_cuda):
 # ============================================================================ a real GPU
 @pytest.mark.gpu
 def test_real_gpu_two_layer_net():
-    cp = backend.cupy_or_none()
+    cp = cuda.cupy_or_none()
     assert cp is not None
     x = lt.randn(64, 32, device="cuda")
     w = lt.randn(32, 8, device="cuda", requires_grad=True)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import learntorch as lt
-from learntorch import backend, cuda, device_memory
+from learntorch import cuda, device_memory
 
 MiB = 2**20
 
@@ -27,8 +27,8 @@ def logical(monkeypatch):
     """``logical(n, total_memory=...)`` switches on n logical devices for one test."""
     monkeypatch.delenv("LEARNTORCH_FAKE_CUDA", raising=False)
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    backend.cupy_or_none.cache_clear()
-    if backend.cupy_or_none() is not None:
+    cuda.cupy_or_none.cache_clear()
+    if cuda.cupy_or_none() is not None:
         pytest.skip("a real GPU is present: logical devices are only used where there is none")
     yield cuda.use_logical_devices
     cuda.use_logical_devices(None)

@@ -24,7 +24,7 @@ import pytest
 from numpy.lib import format as npy_format
 
 import learntorch as lt
-from learntorch import backend, serialization
+from learntorch import arrays, cuda, serialization
 from learntorch import nn
 
 from conftest import TORCH_REASON, to_numpy
@@ -285,13 +285,13 @@ def test_map_location_callable_sees_saved_device_and_may_replace():
 def fake_cuda(monkeypatch):
     monkeypatch.setenv("LEARNTORCH_FAKE_CUDA", "1")
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    backend._cuda_backend.cache_clear()
-    backend.cupy_or_none.cache_clear()
-    if backend.cupy_or_none() is not None:
+    arrays._cuda_backend.cache_clear()
+    cuda.cupy_or_none.cache_clear()
+    if cuda.cupy_or_none() is not None:
         pytest.skip("a real GPU is present: the stand-in is only used where there is none")
     yield monkeypatch
     monkeypatch.delenv("LEARNTORCH_FAKE_CUDA", raising=False)
-    backend._cuda_backend.cache_clear()
+    arrays._cuda_backend.cache_clear()
 
 
 def test_cuda_tensors_come_back_on_their_device_or_where_mapped(fake_cuda):
@@ -315,7 +315,7 @@ def test_cuda_tensors_come_back_on_their_device_or_where_mapped(fake_cuda):
 
     # the same file on a machine without CUDA: PyTorch's advice to use map_location
     fake_cuda.delenv("LEARNTORCH_FAKE_CUDA")
-    backend._cuda_backend.cache_clear()
+    arrays._cuda_backend.cache_clear()
     buf.seek(0)
     with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device.*map_location"):
         lt.load(buf)

@@ -15,10 +15,10 @@ from conftest import assert_same, raises_both
 
 @pytest.fixture
 def cpu_only(torch_oracle, monkeypatch):
-    from learntorch import backend, cuda
+    from learntorch import cuda
     monkeypatch.delenv("LEARNTORCH_FAKE_CUDA", raising=False)
-    backend.cupy_or_none.cache_clear()
-    if backend.cupy_or_none() is not None or torch_oracle.cuda.is_available():
+    cuda.cupy_or_none.cache_clear()
+    if cuda.cupy_or_none() is not None or torch_oracle.cuda.is_available():
         pytest.skip("a GPU is present: these compare the CPU-only behaviour")
     cuda.use_logical_devices(0)
     yield torch_oracle

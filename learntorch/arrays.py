@@ -23,17 +23,16 @@ Moving data between devices is always explicit (:func:`transfer`).
 """
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
+from . import cuda, device_memory
 from .device import device
 
-__all__ = ["Backend", "for_device", "transfer", "cupy_or_none", "fake_cuda_count", "set_logical_device_count",
-           "to_numpy", "CudaUnavailableError", "check_cuda_index"]
+__all__ = ["Backend", "for_device", "transfer", "to_numpy"]
 
 
 class Backend:
@@ -106,63 +105,6 @@ class Backend:
         return False
 
 
-class CudaUnavailableError(RuntimeError, AssertionError):
-    """No CUDA device.  PyTorch raises AssertionError ("Torch not compiled with CUDA
-    enabled") on CPU builds and RuntimeError on GPU builds without a GPU; this is both."""
-
-
-@lru_cache(maxsize=None)
-def cupy_or_none() -> ModuleType | None:
-    """CuPy if it is installed *and* a GPU answers; None otherwise (never raises)."""
-    try:
-        import cupy
-    except Exception:
-        return None
-    try:
-        return cupy if cupy.is_available() else None
-    except Exception:
-        return None
-
-
-def _visible_indices(count: int) -> list[int]:
-    """Honour ``CUDA_VISIBLE_DEVICES`` for the stand-in as the CUDA driver does for CuPy."""
-    env = os.environ.get("CUDA_VISIBLE_DEVICES")
-    if env is None:
-        return list(range(count))
-    visible = []
-    for part in env.split(","):
-        part = part.strip()
-        if not part.isdigit() or int(part) >= count:
-            break  # CUDA stops at the first invalid entry
-        visible.append(int(part))
-    return visible
-
-
-# Set by ``learntorch.cuda.use_logical_devices(n)``; None: follow LEARNTORCH_FAKE_CUDA.
-_logical_devices: int | None = None
-
-
-def set_logical_device_count(n: int | None) -> None:
-    """Switch the logical devices on (``n`` > 0), off (0) or back to the environment (None)."""
-    global _logical_devices
-    _logical_devices = n
-    _cuda_backend.cache_clear()
-
-
-def fake_cuda_count() -> int:
-    """How many logical (stand-in) CUDA devices are visible: the number asked for with
-    ``use_logical_devices(n)`` or ``LEARNTORCH_FAKE_CUDA=n`` (any other non-empty value
-    but ``0`` means one), filtered by ``CUDA_VISIBLE_DEVICES``."""
-    if _logical_devices is not None:
-        n = _logical_devices
-    else:
-        raw = os.environ.get("LEARNTORCH_FAKE_CUDA", "")
-        if not raw or raw == "0":
-            return 0
-        n = int(raw) if raw.isdigit() else 1
-    return len(_visible_indices(n)) if n > 0 else 0
-
-
 @lru_cache(maxsize=None)
 def _numpy_backend() -> Backend:
     import array_api_compat.numpy as xp
@@ -170,38 +112,26 @@ def _numpy_backend() -> Backend:
 
 
 @lru_cache(maxsize=None)
-def _cuda_backend(index: int) -> Backend:
-    cp = cupy_or_none()
+def _cuda_backend(index: int, logical_devices: int) -> Backend:
+    """The backend of ``cuda:index``; keyed by the number of logical devices too, so that
+    switching them on or off (``cuda.use_logical_devices``) picks a fresh one."""
+    cp = cuda.cupy_or_none()
     if cp is not None:
         import array_api_compat.cupy as xp
         return Backend("cupy", xp, cp.cuda.Device(index))
-    if fake_cuda_count():
+    if logical_devices:
         # array-api-strict has two devices of its own; logical device i uses one of them
         # (neighbours differ), and learntorch's own check catches every mix of devices.
         import array_api_strict as xps
         return Backend("strict", xps, xps.Device(f"device{index % 2 + 1}"))
-    raise CudaUnavailableError(
-        "CUDA is not available: learntorch found no GPU (CuPy is not installed, or no device answers). "
-        "Use device='cpu', install the GPU extra (pip install -e '.[cuda]') on a machine with an NVIDIA "
-        "GPU, or switch on learntorch's logical devices on the CPU (learntorch.cuda.use_logical_devices(2), "
-        "or LEARNTORCH_FAKE_CUDA=2 in the environment), which behave like CuPy.")
+    raise cuda.unavailable_error()
 
 
 def for_device(d: device) -> Backend:
     """The backend that serves device ``d`` (which must be a concrete device)."""
     if d.type == "cpu":
         return _numpy_backend()
-    return _cuda_backend(d.index or 0)
-
-
-def check_cuda_index(index: int) -> None:
-    """PyTorch's error for ``cuda:N`` beyond the visible devices."""
-    from . import cuda
-    if not cuda.is_available():
-        for_device(device("cuda", index))  # raises CudaUnavailableError
-    if index >= cuda.device_count():
-        raise RuntimeError("CUDA error: invalid device ordinal\nCUDA kernel errors might be asynchronously "
-                           "reported at some other API call, so the stacktrace below might be incorrect.")
+    return _cuda_backend(d.index or 0, cuda.fake_cuda_count())
 
 
 def to_numpy(array: Any) -> np.ndarray:
@@ -225,6 +155,6 @@ def transfer(array: Any, src: device, dst: device) -> Any:
     if target.name == "cupy":
         with target.native_device:
             return target.xp.asarray(host)
-    from . import device_memory  # a logical device: refuse what cannot fit before copying it
+    # a logical device: refuse what cannot fit before copying it
     device_memory.check_room(dst.index or 0, host.nbytes)
     return target.xp.asarray(host, device=target.native_device, copy=True)
