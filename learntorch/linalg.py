@@ -216,7 +216,7 @@ def legacy_cross(input: Tensor, other: Tensor, dim: Optional[int] = None) -> Ten
     return cross(input, other, dim=dim)
 
 
-def legacy_norm(input: Tensor, p: Any = "fro", dim: Dim = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+def legacy_norm(input: Tensor, p: Any = "fro", dim: Union[int, Sequence[int], None] = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     """``torch.norm`` / ``x.norm()``: the p-norm (2 by default) over all elements or ``dim``;
     ``'fro'`` over two dims and ``'nuc'`` are matrix norms.  (PyTorch keeps this older
     spelling beside ``torch.linalg.vector_norm`` / ``matrix_norm``, which it calls.)"""

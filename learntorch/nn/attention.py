@@ -29,6 +29,13 @@ import warnings
 from typing import Any, Optional
 
 from .. import dtypes
+from ..autograd import grad_mode
+from ..creation import ones, zeros, zeros_like
+from ..ops.dropout import dropout
+from ..ops.matmul import linear
+from ..ops.padding import pad
+from ..ops.shape import cat
+from ..ops.softmax import softmax
 from ..tensor import Tensor
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward", "canonical_mask"]
@@ -36,7 +43,6 @@ __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward", "cano
 
 def _causal_keep(L: int, S: int, like: Tensor) -> Tensor:
     """``(L, S)`` boolean: query ``i`` may look at keys ``0..i`` (lower triangle)."""
-    from ..creation import ones
     return ones(L, S, dtype=dtypes.bool, device=like.device).tril()
 
 
@@ -83,7 +89,6 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     A query that may attend to no key at all (a fully masked row) gets zeros, and
     zero gradients, as in PyTorch -- not the NaN of a softmax over ``-inf`` only.
     """
-    from .functional import dropout, softmax
     _check_attention_inputs(query, key, value, attn_mask, dropout_p, is_causal)
     L, S = query.size(-2), key.size(-2)
     scale_factor = 1.0 / math.sqrt(query.size(-1)) if scale is None else scale
@@ -113,7 +118,6 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
 def _safe_softmax(scores: Tensor, softmax: Any) -> Tensor:
     """Softmax over the last dimension; rows that are ``-inf`` throughout give zeros (and no
     NaN gradient), as PyTorch's attention kernels do."""
-    from ..autograd import grad_mode
     with grad_mode.no_grad():
         dead = (scores == float("-inf")).all(dim=-1, keepdim=True)
         any_dead = bool(dead.any())
@@ -135,7 +139,6 @@ def canonical_mask(mask: Optional[Tensor], mask_name: str, other_type: Any = Non
         warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
                       f"instead.", UserWarning, stacklevel=3)
     if mask.dtype == dtypes.bool:
-        from ..creation import zeros_like
         dtype = target_type if target_type is not None else dtypes.float32
         return zeros_like(mask, dtype=dtype).masked_fill(mask, float("-inf"))
     return mask
@@ -143,7 +146,6 @@ def canonical_mask(mask: Optional[Tensor], mask_name: str, other_type: Any = Non
 
 def _in_projection(q: Tensor, k: Tensor, v: Tensor, w: Any, b: Any, embed_dim: int) -> tuple:
     """The three input projections, from the packed ``(3E, E)`` weight or from three weights."""
-    from .functional import linear
     if isinstance(w, Tensor):  # packed
         w_q, w_k, w_v = w.chunk(3)
     else:
@@ -167,9 +169,6 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
     Returns ``(output (L, N, E), weights)``; ``weights`` are ``(N, L, S)`` averaged over the
     heads, ``(N, H, L, S)`` per head (``average_attn_weights=False``), or None
     (``need_weights=False``, which takes the fused ``scaled_dot_product_attention`` path)."""
-    from .functional import dropout, linear, pad, softmax
-    from ..creation import zeros
-    from ..ops.shape import cat
     if static_k is not None or static_v is not None:
         raise NotImplementedError("learntorch's multi_head_attention_forward does not support static_k/static_v; "
                                   "project the keys and values yourself and call F.scaled_dot_product_attention")

@@ -25,12 +25,15 @@ unsqueezed input, zeros inserted between input steps, and ``F.pad`` (which ``ops
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from typing import Optional, Sequence, Union
 
 from ..autograd.function import Function
 from ..ops.common import new_result
 from ..tensor import Tensor
+from ..creation import zeros
 from ..ops.convolution import Convolution, conv2d, pair
+from ..ops.padding import pad as _pad
+from ..ops.shape import cat
 
 __all__ = ["conv1d", "conv_transpose1d", "conv_transpose2d", "single", "conv_transpose_output_padding"]
 
@@ -91,7 +94,6 @@ def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
             raise ValueError("padding='same' is not supported for strided convolutions")
         total = dilation * (weight.shape[2] - 1) if padding == "same" else 0
         if total % 2:  # PyTorch puts the odd one out on the right
-            from .functional import pad as _pad
             input, total = _pad(input, (total // 2, total - total // 2)), 0
         padding = total // 2
     padding = single(padding)
@@ -113,8 +115,6 @@ def _insert_zeros(x: Tensor, dim: int, stride: int) -> Tensor:
     """``stride - 1`` zeros between neighbours along ``dim``: length ``L`` → ``(L-1)·stride + 1``."""
     if stride == 1:
         return x
-    from ..creation import zeros
-    from ..ops.shape import cat
     length = x.shape[dim]
     shape = list(x.shape)
     shape.insert(dim + 1, stride - 1)
@@ -156,7 +156,6 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Optional[Tensor], strid
         edge = d * (k - 1) - p
         amounts += [edge, edge + op]
     if any(amounts):
-        from .functional import pad as _pad
         x = _pad(x, amounts)
     for size, k, d in zip(x.shape[2:], kernel, dilation):
         if size < d * (k - 1) + 1:

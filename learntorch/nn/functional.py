@@ -29,12 +29,15 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..arrays import to_numpy, transfer
 from ..device import CPU
-from ..ops import matmul, pointwise
+from ..ops import pointwise
 from ..ops.special import _select, erf_array  # noqa: F401  (erf: ops/special.py)
 from ..ops.common import binary_operands, check_same_device, infer_size, new_result
-from ..ops.shape import UnsafeView
-from ..ops.softmax import LogSoftmax, Softmax, _along, log_softmax, softmax  # noqa: F401  (softmax: own file)
-from ..tensor import Tensor, _wrap_dim
+from ..ops.softmax import log_softmax, softmax  # noqa: F401  (softmax: own file)
+from ..ops.matmul import linear  # noqa: F401  (the ops that the layers in attention.py & co use too)
+from ..ops.batch_norm import batch_norm  # noqa: F401
+from ..ops.dropout import dropout  # noqa: F401
+from ..ops.padding import pad  # noqa: F401
+from ..tensor import Tensor
 from ..ops.convolution import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d  # noqa: F401  (im2col: own file)
 from ..ops.activations import (celu, elu, hardsigmoid, hardswish, hardtanh, leaky_relu, logsigmoid,  # noqa: F401
                           mish, relu6, selu, silu, softplus, softsign, threshold)
@@ -116,36 +119,7 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
     return loss.mean() if reduction == "mean" else loss.sum()
 
 
-# ============================================================================ linear
-def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
-    """``input @ weight.T + bias`` — the maths of ``nn.Linear``.
 
-    A batch of rows (2-D input) with a bias is one fused ``addmm`` (PyTorch's
-    ``AddmmBackward0`` node): one matrix product, the bias added in place.
-    More leading dimensions are folded into the batch and unfolded after."""
-    if weight.ndim != 2:  # F.linear(x, w_1d): a dot product
-        out = input.matmul(weight.t())
-        return out if bias is None else out + bias
-    if input.ndim == 2:
-        if bias is None:
-            return input.mm(weight.t())
-        # the hot path of every nn.Linear: checked here on the arrays' shapes, so addmm's checks are skipped
-        if (input._dtype is weight._dtype is bias._dtype and input._device == weight._device == bias._device
-                and input._data.shape[1] == weight._data.shape[1] and bias._data.shape == weight._data.shape[:1]):
-            return matmul.Addmm.apply(bias, input, weight.t())
-        return matmul.addmm(bias, input, weight.t())
-    if input.ndim == 1:
-        if bias is None:
-            return input.unsqueeze(0).mm(weight.t()).squeeze(0)
-        return matmul.addmm(bias, input.unsqueeze(0), weight.t()).view(weight.shape[0])
-    if input.ndim == 0:
-        raise RuntimeError("both arguments to linear need to be at least 1D, but they are 0D and 2D")
-    lead = tuple(input.shape[:-1])
-    flat = input.reshape(-1, input.shape[-1])
-    if bias is None:
-        out = flat.mm(weight.t())
-        return UnsafeView.apply(out, lead + (weight.shape[0],), False)
-    return matmul.addmm(bias, flat, weight.t()).view(*lead, weight.shape[0])
 
 
 # ============================================================================ activations
@@ -247,140 +221,10 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 
 # ============================================================================ dropout
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zero each element with probability ``p`` and scale the survivors by ``1/(1-p)``, so the
-    expected value is unchanged.  Only when ``training``; otherwise ``input`` itself.
 
-    The mask comes from the generator exactly as PyTorch's CPU kernel draws it
-    (``bernoulli_(1 - p)``), so ``manual_seed`` gives the same mask in both."""
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0 or input.numel() == 0:
-        return input
-    if p == 1:
-        zero = Tensor._zeros((), input._dtype, input._device)
-        return input.mul_(zero) if inplace else input * zero
-    if not input.is_floating_point():
-        raise RuntimeError(f"result type Float can't be cast to the desired output type {_scalar_name(input)}")
-    from ..random import default_generator
-    mask = default_generator.bernoulli(1 - p, tuple(input.shape), input._dtype._np)
-    noise = mask / (1 - p)  # in the input's dtype, as PyTorch's noise.div_(1 - p)
-    noise = Tensor._make(transfer(noise, CPU, input._device), input._device)
-    return input.mul_(noise) if inplace else input * noise
 
 
 # ============================================================================ normalization
-def _verify_batch_size(size: Sequence[int]) -> None:
-    size_prods = size[0]
-    for s in size[2:]:
-        size_prods *= s
-    if size_prods == 1:
-        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
-
-
-class BatchNorm(Function):
-    """Normalise each channel (dim 1) over the batch (and length) dimensions:
-    ``(x - mean) / √(var + eps) · weight + bias``.  In training mode the batch's
-    mean and biased variance are used, and the running statistics (if given) move
-    towards the batch's mean and *unbiased* variance by ``momentum``."""
-
-    _backward_name = "NativeBatchNormBackward0"
-
-    @staticmethod
-    def forward(ctx, x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Any = None,
-                running_var: Any = None, training: bool = True, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
-        xp = x._backend.xp
-        a = x._data
-        c = a.shape[1]
-        axes = (0,) + tuple(range(2, a.ndim))
-        shape = (1, c) + (1,) * (a.ndim - 2)
-        if training:
-            n = a.size // c
-            mean = xp.mean(a, axis=axes)
-            centred = a - xp.reshape(mean, shape)
-            var = xp.mean(centred * centred, axis=axes)
-            if running_mean is not None:
-                running_mean._data *= 1 - momentum
-                running_mean._data += momentum * xp.astype(mean, running_mean._data.dtype)
-                running_mean._version_counter[0] += 1
-            if running_var is not None:
-                unbiased = var * (n / (n - 1)) if n > 1 else var
-                running_var._data *= 1 - momentum
-                running_var._data += momentum * xp.astype(unbiased, running_var._data.dtype)
-                running_var._version_counter[0] += 1
-        else:
-            mean = xp.astype(running_mean._data, a.dtype, copy=True)
-            var = xp.astype(running_var._data, a.dtype, copy=True)
-            centred = a - xp.reshape(mean, shape)
-        invstd = 1.0 / xp.sqrt(var + eps)
-        out = centred * xp.reshape(invstd, shape)
-        if weight is not None:
-            out *= xp.reshape(weight._data, shape)
-        if bias is not None:
-            out += xp.reshape(bias._data, shape)
-        ctx.save_for_backward(x, weight)
-        ctx.stats = (mean, invstd)
-        ctx.training, ctx.eps, ctx.axes, ctx.shape = training, eps, axes, shape
-        return new_result(out, x)
-
-    @staticmethod
-    def backward(ctx, grad: Tensor) -> tuple:
-        x, weight = ctx.saved_tensors
-        axes, shape = ctx.axes, ctx.shape
-        n = x.numel() // x.shape[1]
-        if ctx.training and grad_mode.is_grad_enabled():
-            # create_graph: the batch statistics as operations of x, so the second derivative sees them
-            mean = x.mean(axes, keepdim=True)
-            invstd = ((x - mean) ** 2).mean(axes, keepdim=True).add(ctx.eps).rsqrt()
-        else:
-            mean = _const(x, ctx.stats[0]).view(shape)
-            invstd = _const(x, ctx.stats[1]).view(shape)
-        xhat = (x - mean) * invstd
-        g = grad * weight.view(shape) if weight is not None else grad
-        gx = gw = gb = None
-        if ctx.needs_input_grad[0]:
-            if ctx.training:
-                gx = (g - g.sum(axes, keepdim=True) / n - xhat * (g * xhat).sum(axes, keepdim=True) / n) * invstd
-            else:
-                gx = g * invstd
-        if ctx.needs_input_grad[1]:
-            gw = (grad * xhat).sum(axes)
-        if ctx.needs_input_grad[2]:
-            gb = grad.sum(axes)
-        return gx, gw, gb
-
-
-def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
-               weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, training: bool = False,
-               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
-    """Batch normalisation over dim 1 of an (N, C) or (N, C, L …) input (see :class:`nn.BatchNorm1d`).
-
-    ``training=True``: normalise with the batch's statistics and update the running
-    ones in place; ``False``: normalise with the running statistics."""
-    check_same_device(*(t for t in (input, running_mean, running_var, weight, bias) if t is not None))
-    if training:
-        _verify_batch_size(input.size())
-    if training and eps <= 0.0:
-        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
-    if eps < 0.0:
-        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
-    if input.ndim < 2:
-        raise RuntimeError(f"batch_norm: expected an input with at least 2 dimensions (N, C, ...), "
-                           f"got {input.ndim}D")
-    c = input.shape[1]
-    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
-        if t is not None and t.numel() != c:
-            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
-    if not training:
-        for name, t in (("running_mean", running_mean), ("running_var", running_var)):
-            if t is None:
-                raise RuntimeError(f"{name} must be defined in evaluation mode")
-    if not input.is_floating_point():
-        raise NotImplementedError(f"\"batch_norm\" not implemented for '{_scalar_name(input)}'")
-    return BatchNorm.apply(input, weight, bias, running_mean=running_mean, running_var=running_var,
-                           training=training, momentum=0.0 if momentum is None else momentum, eps=eps)
-
-
 class LayerNorm(Function):
     """Normalise over the last ``len(normalized_shape)`` dimensions of each sample:
     ``(x - mean) / √(var + eps) · weight + bias`` (biased variance)."""
@@ -1091,34 +935,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     return (x1 * x2).sum(dim) / (n1 * n2)
 
 
-def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: Optional[float] = None) -> Tensor:
-    """Pad (or, with negative amounts, crop) the last ``len(pad) // 2`` dimensions, last one
-    first: ``pad=(left, right, top, bottom)``.  Only ``mode='constant'`` is implemented."""
-    if len(pad) % 2:
-        raise RuntimeError("Padding length must be divisible by 2")
-    if len(pad) // 2 > input.dim():
-        raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
-                           f"padding length {len(pad)} and input of dimension {input.dim()}")
-    if mode != "constant":
-        raise NotImplementedError(f"learntorch's F.pad implements mode='constant' only, not {mode!r}")
-    from ..creation import full
-    from ..ops.shape import cat
-    out = input
-    for i in range(len(pad) // 2):
-        d = input.dim() - 1 - i
-        before, after = int(pad[2 * i]), int(pad[2 * i + 1])
-        if before < 0:
-            out = out.narrow(d, -before, out.size(d) + before)
-        if after < 0:
-            out = out.narrow(d, 0, out.size(d) + after)
-        parts = []
-        for n in (max(before, 0), max(after, 0)):
-            shape = list(out.shape)
-            shape[d] = n
-            parts.append(full(shape, 0.0 if value is None else value, dtype=out.dtype, device=out.device))
-        if before > 0 or after > 0:
-            out = cat([parts[0], out, parts[1]], d)
-    return out
+
 
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:

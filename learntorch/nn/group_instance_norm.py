@@ -21,6 +21,7 @@ from typing import Optional
 
 from ..autograd import grad_mode
 from ..autograd.function import Function
+from ..ops.batch_norm import batch_norm
 from ..ops.common import check_same_device, new_result
 from ..tensor import Tensor
 
@@ -106,7 +107,6 @@ def instance_norm(input: Tensor, running_mean: Optional[Tensor] = None, running_
     ``use_input_stats=False`` normalises with ``running_mean``/``running_var`` instead;
     with ``use_input_stats=True`` and running statistics given, they move by
     ``momentum`` towards the batch's average of the per-instance statistics."""
-    from .functional import batch_norm
     if input.dim() < 2:
         raise ValueError(f"instance_norm expects an (N, C, *) input, got {input.dim()}D input")
     if use_input_stats:

@@ -23,7 +23,10 @@ from .. import dtypes
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
 from .formula import differentiable_backward
-from .common import new_result, numpy_aliases
+from .common import infer_size, new_result, numpy_aliases
+from .shape import cat, movedim
+from .indexing import index_select
+from .special import erf_array
 
 __all__ = ["tril", "triu", "diag", "diagonal", "trace", "roll", "tile", "repeat_interleave", "diff", "meshgrid",
            "cumprod", "einsum", "unique", "isin", "erf", "logical_and", "logical_or", "logical_xor"]
@@ -56,7 +59,6 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The ``offset``-th diagonal of the matrices in ``dim1``, ``dim2`` (as the last dimension)."""
-    from .shape import movedim
     x = movedim(input, (_wrap_dim(dim1, input.dim()), _wrap_dim(dim2, input.dim())), (-2, -1))
     rows, cols = x.shape[-2:]
     r0, c0 = (0, offset) if offset >= 0 else (-offset, 0)
@@ -87,7 +89,6 @@ def trace(input: Tensor) -> Tensor:
 
 def roll(input: Tensor, shifts: Union[int, Sequence[int]], dims: Union[int, Sequence[int], None] = None) -> Tensor:
     """Shift elements along ``dims`` by ``shifts``, wrapping around (no dims: the flattened tensor)."""
-    from .shape import cat
     if dims is None:
         return roll(input.flatten(), shifts, 0).view(*input.shape)
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
@@ -114,7 +115,6 @@ def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
 @numpy_aliases
 def repeat_interleave(input: Tensor, repeats: Union[int, Tensor], dim: Optional[int] = None) -> Tensor:
     """Repeat each element ``repeats`` times in place (``[1, 2]`` → ``[1, 1, 2, 2]``)."""
-    from .indexing import index_select
     if dim is None:
         input, dim = input.flatten(), 0
     dim = _wrap_dim(dim, input.dim())
@@ -293,7 +293,6 @@ class Erf(Function):
 
     @staticmethod
     def forward(ctx, x: Tensor) -> Tensor:
-        from .special import erf_array
         ctx.save_for_backward(x)
         return new_result(erf_array(x._backend.xp, x._data), x)
 
@@ -326,7 +325,6 @@ logical_and, logical_or, logical_xor = _logical("logical_and"), _logical("logica
 # ---------------------------------------------------------------------------- small shape helpers
 def broadcast_tensors(*tensors: Tensor) -> tuple:
     """Every tensor expanded (as a view) to the common broadcast shape."""
-    from .common import infer_size
     shape: tuple = ()
     for t in tensors:
         shape = infer_size(shape, tuple(t.shape))
@@ -335,7 +333,6 @@ def broadcast_tensors(*tensors: Tensor) -> tuple:
 
 def column_stack(tensors: Sequence[Tensor]) -> Tensor:
     """1-D tensors become columns, 2-D ones are joined side by side."""
-    from .shape import cat
     return cat([t.reshape(-1, 1) if t.dim() <= 1 else t for t in tensors], 1)
 
 

@@ -36,6 +36,7 @@ from ..autograd.function import Function
 from .common import check_same_device, new_result
 from .formula import differentiable_backward
 from ..tensor import Tensor
+from .shape import stack
 
 __all__ = ["conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "pair"]
 
@@ -459,7 +460,6 @@ def avg_pool2d(input: Tensor, kernel_size: IntOrPair, stride: Optional[IntOrPair
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """Average into a fixed ``output_size`` grid whatever the input size: cell ``i`` covers rows
     ``floor(i·H/out)`` to ``ceil((i+1)·H/out)`` (PyTorch's rule; cells may overlap)."""
-    from .shape import stack
     size = output_size if isinstance(output_size, (tuple, list)) else (output_size, output_size)
     h, w = input.shape[-2:]
     oh, ow = (h if size[0] is None else size[0]), (w if size[1] is None else size[1])

@@ -20,10 +20,11 @@ import numpy as np
 from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from ..arrays import transfer
+from ..arrays import to_numpy, transfer
 from ..tensor import Tensor, _wrap_dim
-from .common import check_same_device, new_result
+from .common import check_same_device, new_result, sum_to
 from .inplace import inplace
+from .shape import expand
 
 __all__ = ["getitem", "setitem", "index_select", "gather", "masked_fill", "nonzero", "scatter_into_zeros",
            "take_along_dim", "masked_select"]
@@ -270,7 +271,6 @@ def _host_positions(shape: tuple, key: tuple) -> np.ndarray:
     indexing rules (which CuPy shares).  Worked out on the host from the shape and the index
     arrays alone, never the data: the stand-in's array-API indexing cannot mix index arrays
     with slices or masks with other indices, and has no scatter."""
-    from ..arrays import to_numpy
     host_key = tuple(to_numpy(k) if hasattr(k, "shape") and hasattr(k, "dtype") else k for k in key)
     n = 1
     for s in shape:
@@ -373,7 +373,6 @@ class IndexPut(Function):
             if not _strict_put(x._backend, x._data, key, data):
                 x._data[key] = data
         except ValueError:  # the value does not broadcast to the selection: PyTorch's RuntimeError
-            from .shape import expand
             target = _host_positions(x._data.shape, key) if _is_advanced(key) else x._data[key]
             expand(value, tuple(target.shape))
             raise
@@ -386,7 +385,6 @@ class IndexPut(Function):
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
-        from .common import sum_to
         keep = grad.clone()
         if not _strict_put(keep._backend, keep._data, ctx.key, 0):
             keep._data[ctx.key] = 0

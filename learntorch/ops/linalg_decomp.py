@@ -26,7 +26,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from .common import new_result, sum_to
+from .common import infer_size, new_result, sum_to
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "eigh", "svd", "svdvals", "qr", "pinv",
            "matrix_rank", "cross"]
@@ -455,7 +455,6 @@ class Cross(Function):
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """The 3-D cross product along ``dim`` (which must have size 3), broadcasting the rest."""
-    from .common import infer_size
     if input.ndim != other.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     shape = infer_size(tuple(input.shape), tuple(other.shape))

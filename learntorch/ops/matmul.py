@@ -10,13 +10,14 @@ products with reshapes and reductions, so their gradients come from those operat
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..tensor import Tensor
 from .common import binary_operands, check_same_device, new_result, sum_to
 from .reduction import VectorNorm
+from .shape import UnsafeView
 
 __all__ = ["matmul", "mm", "bmm", "dot", "mv", "outer", "addmm", "tensordot", "inner", "kron", "vdot", "cdist", "dist",
            "addmv", "baddbmm", "addbmm"]
@@ -389,3 +390,34 @@ def _scaled_sum(input: Tensor, product: Tensor, beta: float, alpha: float) -> Te
     if beta == 0:  # PyTorch ignores input then, even NaN or inf in it
         return product
     return (input if beta == 1 else input * beta) + product
+
+
+def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
+    """``input @ weight.T + bias`` — the maths of ``nn.Linear``.
+
+    A batch of rows (2-D input) with a bias is one fused ``addmm`` (PyTorch's
+    ``AddmmBackward0`` node): one matrix product, the bias added in place.
+    More leading dimensions are folded into the batch and unfolded after."""
+    if weight.ndim != 2:  # F.linear(x, w_1d): a dot product
+        out = input.matmul(weight.t())
+        return out if bias is None else out + bias
+    if input.ndim == 2:
+        if bias is None:
+            return input.mm(weight.t())
+        # the hot path of every nn.Linear: checked here on the arrays' shapes, so addmm's checks are skipped
+        if (input._dtype is weight._dtype is bias._dtype and input._device == weight._device == bias._device
+                and input._data.shape[1] == weight._data.shape[1] and bias._data.shape == weight._data.shape[:1]):
+            return Addmm.apply(bias, input, weight.t())
+        return addmm(bias, input, weight.t())
+    if input.ndim == 1:
+        if bias is None:
+            return input.unsqueeze(0).mm(weight.t()).squeeze(0)
+        return addmm(bias, input.unsqueeze(0), weight.t()).view(weight.shape[0])
+    if input.ndim == 0:
+        raise RuntimeError("both arguments to linear need to be at least 1D, but they are 0D and 2D")
+    lead = tuple(input.shape[:-1])
+    flat = input.reshape(-1, input.shape[-1])
+    if bias is None:
+        out = flat.mm(weight.t())
+        return UnsafeView.apply(out, lead + (weight.shape[0],), False)
+    return addmm(bias, flat, weight.t()).view(*lead, weight.shape[0])

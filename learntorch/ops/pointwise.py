@@ -15,7 +15,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.function import Function
 from ..device import device
-from ..arrays import transfer
+from ..arrays import for_device, transfer
 from ..tensor import Tensor, _parse_to
 from .common import binary_operands, new_result, sum_to
 
@@ -351,8 +351,7 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     """Pick from ``input`` where ``condition`` holds, else from ``other``.
     With only a condition, the indices where it holds (as ``nonzero(as_tuple=True)``)."""
     if input is None and other is None:
-        from .indexing import nonzero
-        return nonzero(condition, as_tuple=True)
+        return condition.nonzero(as_tuple=True)  # (the method: indexing.nonzero, above this module)
     if not isinstance(condition, Tensor) or condition._dtype is not dtypes.bool:
         raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{getattr(condition, 'dtype', type(condition).__name__)}")
@@ -685,7 +684,6 @@ class ToCopy(Function):
     @staticmethod
     def forward(ctx, x: Tensor, dev: device = None, dt: dtypes.dtype = None) -> Tensor:
         data = transfer(x._data, x._device, dev)
-        from ..arrays import for_device
         be = for_device(dev)
         if dt is not x._dtype:
             data = be.xp.astype(data, be.dtype(dt))

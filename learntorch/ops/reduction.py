@@ -18,6 +18,9 @@ from .. import dtypes
 from ..autograd.function import Function, FunctionCtx
 from ..tensor import Tensor
 from .common import new_result, numpy_aliases, wrap_dims
+from .indexing import scatter_into_zeros
+from .pointwise import maximum, minimum
+from .shape import stack
 
 __all__ = ["sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin", "prod", "var", "std",
            "logsumexp", "all", "any", "cumsum", "count_nonzero"]
@@ -182,7 +185,6 @@ class _ExtremeDim(Function):
             return grad.reshape(()), None, None, None
         if not keepdim:
             grad, indices = grad.unsqueeze(axis), indices.unsqueeze(axis)
-        from .indexing import scatter_into_zeros
         return scatter_into_zeros(grad, shape, axis, indices), None, None, None
 
 
@@ -199,7 +201,6 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: 
     """The largest value; with ``dim``, ``(values, indices)`` along it; with a
     tensor, the element-wise maximum."""
     if isinstance(dim, Tensor):
-        from .pointwise import maximum
         return maximum(input, dim)
     if dim is None:
         return MaxAll.apply(input, True)
@@ -209,7 +210,6 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: 
 @numpy_aliases
 def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
     if isinstance(dim, Tensor):
-        from .pointwise import minimum
         return minimum(input, dim)
     if dim is None:
         return MinAll.apply(input, False)
@@ -331,7 +331,6 @@ def _prod_of_others(x: Tensor, axes: Optional[tuple]) -> Tensor:
 
     Needed only when ``x`` holds zeros (``prod / x`` would divide by zero).  A
     plain loop over the axis: slow, but rare and easy to check."""
-    from .shape import stack
     if axes is None:
         return _prod_of_others(x.reshape(-1), (0,)).reshape(x.shape)
     (axis,) = axes

@@ -13,7 +13,7 @@ from typing import Any, Optional, Sequence, Union
 from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor, _count_device_memory, _wrap_dim
 from .common import check_same_device, new_result, numpy_aliases, sum_to, wrap_dims
 
 __all__ = ["reshape", "view", "flatten", "transpose", "t", "permute", "squeeze", "unsqueeze", "expand",
@@ -535,8 +535,7 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
     """``self`` if already laid out row-major in memory, else a copy that is."""
     if input.is_contiguous():
         return input
-    from .pointwise import clone
-    out = clone(input)
+    out = input.clone()  # (the method: pointwise.clone, which sits above this module)
     if out._backend.is_numpy:
         import numpy as np
         out._data = np.ascontiguousarray(out._data)
@@ -544,7 +543,6 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
         xp = out._backend.xp
         out._data = xp.reshape(xp.reshape(out._data, (-1,)), out._data.shape)
         if out.is_cuda:
-            from ..tensor import _count_device_memory
             _count_device_memory(out._data, out._device)
     return out
 

@@ -14,6 +14,8 @@ from ..tensor import Tensor, _wrap_dim
 from .common import numpy_aliases
 from . import pointwise
 from .reduction import _return_type
+from .shape import stack
+from ..type_info import finfo
 
 __all__ = ["median", "kthvalue", "quantile", "nansum", "nanmean", "nan_to_num", "std_mean", "var_mean", "take",
            "select", "cov", "corrcoef"]
@@ -73,7 +75,6 @@ def quantile(input: Tensor, q: Any, dim: Optional[int] = None, keepdim: bool = F
         out.append(r if keepdim and dim is not None else r.squeeze(d))
     if scalar:
         return out[0]
-    from .shape import stack
     return stack(out, 0)
 
 
@@ -96,7 +97,6 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: Optional[float] = None,
     """NaN → ``nan``, +∞ → ``posinf`` (default: the dtype's largest value), -∞ → ``neginf``."""
     if not input.is_floating_point():
         return input.clone()
-    from ..type_info import finfo
     info = finfo(input.dtype)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf

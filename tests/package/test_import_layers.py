@@ -27,11 +27,11 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # autograd's lower floor: grad mode and the graph's nodes, which the Tensor class holds
     ("graph", ("learntorch.autograd.grad_mode", "learntorch.autograd.node", "learntorch.autograd.anomaly_mode",
                "learntorch.autograd.graph")),
-    ("tensor", ("learntorch.tensor", "learntorch.printing")),
+    ("tensor", ("learntorch.tensor", "learntorch.printing", "learntorch.random")),
     # autograd's upper floor: the engine, Function, gradcheck, which make tensors
     ("autograd", ("learntorch.autograd",)),
     ("ops", ("learntorch.ops",)),
-    ("library", ("learntorch.creation", "learntorch.random", "learntorch.linalg", "learntorch.legacy",
+    ("library", ("learntorch.creation", "learntorch.linalg", "learntorch.legacy",
                  "learntorch._tensor_methods", "learntorch.serialization", "learntorch.testing",
                  "learntorch.arrayss", "learntorch.random_sampling", "learntorch.serialization_pickle",
                  "learntorch.accelerator", "learntorch.amp", "learntorch.compile",

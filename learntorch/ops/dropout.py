@@ -1,0 +1,36 @@
+"""Dropout: zero each element with probability ``p`` during training.
+
+The mask is drawn from the CPU generator exactly as PyTorch's kernel draws it
+(``bernoulli_(1 - p)``), so ``torch.manual_seed`` gives the same mask in both.
+``F.dropout`` and ``nn.Dropout`` end here.
+"""
+from __future__ import annotations
+
+from .. import dtypes
+from ..arrays import transfer
+from ..device import CPU
+from ..random import default_generator
+from ..tensor import Tensor
+
+__all__ = ["dropout"]
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the survivors by ``1/(1-p)``, so the
+    expected value is unchanged.  Only when ``training``; otherwise ``input`` itself.
+
+    The mask comes from the generator exactly as PyTorch's CPU kernel draws it
+    (``bernoulli_(1 - p)``), so ``manual_seed`` gives the same mask in both."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    if p == 1:
+        zero = Tensor._zeros((), input._dtype, input._device)
+        return input.mul_(zero) if inplace else input * zero
+    if not input.is_floating_point():
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {dtypes.type_name(input.dtype)}")
+    mask = default_generator.bernoulli(1 - p, tuple(input.shape), input._dtype._np)
+    noise = mask / (1 - p)  # in the input's dtype, as PyTorch's noise.div_(1 - p)
+    noise = Tensor._make(transfer(noise, CPU, input._device), input._device)
+    return input.mul_(noise) if inplace else input * noise
