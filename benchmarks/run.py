@@ -684,7 +684,7 @@ def profile(c: Case, lines: int, quick: bool) -> None:
     f = c.funcs["learntorch"]
     for _ in range(3):
         f()
-    calls = calibrate(f, 0.2 if quick else 2.0, time.perf_counter)
+    calls = calibrate(f, 0.2 if quick else 1.0, time.perf_counter)
     gc.collect()
     gc.freeze()
     prof = cProfile.Profile()
