@@ -45,7 +45,7 @@ help: ## list the commands
 	@echo "learntorch -- make targets:"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/^([a-z-]+):.*## (.*)$$/  make \1\t\2/' | expand -t 28
 	@echo
-	@echo "Variables: JOBS=$(JOBS) (pytest workers), PYTEST_ARGS, LAB_ARGS, ORACLE=0|1, PERTURB_SEED=$(PERTURB_SEED), PYTHON=$(PYTHON)"
+	@echo "Variables: JOBS=$(JOBS) (pytest workers), PYTEST_ARGS, LAB_ARGS, BENCH_ARGS, ORACLE=0|1, PERTURB_SEED=$(PERTURB_SEED), PYTHON=$(PYTHON)"
 	@echo
 	@echo "make test runs four steps: pytest tests/ (Hypothesis derandomized), the notebooks under nbval,"
 	@echo "the notebooks under nbval again with PERTURBED ARITHMETIC (a test-only mode: matmul, reductions and"
@@ -195,8 +195,11 @@ slides: setup ## reveal.js decks of the chapters into build/slides/NN_name.slide
 site: setup ## the course website into build/site/ (chapters, exercises, slides, glossary, search); open build/site/index.html
 	$(PY) scripts/build_site.py site --out build/site
 
-bench: setup ## run the benchmarks (benchmarks/run.py, benchmarks/train_mlp.py)
-	$(PY) benchmarks/run.py
+# Extra arguments for benchmarks/run.py, e.g. BENCH_ARGS="--quick" or
+# BENCH_ARGS="--json after.json --compare before.json" (--help lists them).
+BENCH_ARGS ?=
+bench: setup ## run the benchmarks: learntorch against PyTorch and hand-written NumPy, each ratio beside its target
+	$(PY) benchmarks/run.py $(BENCH_ARGS)
 	$(PY) benchmarks/train_mlp.py
 
 lock: ## re-resolve requirements/lock.txt from the ranges in pyproject.toml (Python 3.11, Linux x86_64)
