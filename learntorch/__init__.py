@@ -14,6 +14,7 @@ Where things live (one chapter, one part):
 from __future__ import annotations
 
 from . import dtypes as _dtypes
+from .version import __version__  # noqa: F401
 # autograd before tensor: tensor.py takes grad mode and the graph's Node from autograd's lower
 # modules, and autograd's engine takes Tensor (docs/architecture.md: the two autograd floors).
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
@@ -63,6 +64,7 @@ from .ops.statistics import (corrcoef, cov, kthvalue, median, nan_to_num, nanmea
 from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .random_sampling import normal, poisson
 from .serialization import load, save
+from .printing import set_printoptions  # noqa: F401  (precision, threshold, linewidth, sci_mode, profile)
 from .size import Size
 from .tensor import Tensor
 from . import _tensor_methods  # noqa: E402,F401  (the one place that attaches Tensor's methods)
@@ -90,7 +92,6 @@ negative = neg
 swapaxes = transpose
 swapdims = transpose
 ger = outer
-__version__ = "0.1.0"
 
 
 def is_tensor(obj: object) -> _dtypes.builtins.bool:
@@ -124,12 +125,6 @@ def isclose(input: Tensor, other: Tensor, rtol: _dtypes.builtins.float = 1e-05, 
 
 def equal(input: Tensor, other: Tensor) -> _dtypes.builtins.bool:
     return input.equal(other)
-
-
-def set_printoptions(**kwargs: object) -> None:
-    """Control how tensors print (precision, threshold, linewidth, sci_mode, profile)."""
-    from .printing import set_printoptions as _set
-    _set(**kwargs)
 
 
 def _comparison(name: str):

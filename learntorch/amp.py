@@ -28,6 +28,9 @@ from typing import Any, Callable, Optional
 
 from . import cuda, dtypes
 from .tensor import Tensor
+from .dtype_bfloat16 import bfloat16
+from .creation import tensor
+from .autograd.grad_mode import no_grad
 
 __all__ = ["autocast", "GradScaler", "is_autocast_available", "is_autocast_enabled", "get_autocast_dtype"]
 
@@ -37,7 +40,6 @@ _state: dict[str, list] = {"cpu": [False, None], "cuda": [False, None]}  # enabl
 
 
 def _default_dtype(device_type: str) -> dtypes.dtype:
-    from .dtype_bfloat16 import bfloat16
     return bfloat16 if device_type == "cpu" else dtypes.float16
 
 
@@ -167,7 +169,6 @@ class GradScaler:
         raise ValueError("outputs must be a Tensor or an iterable of Tensors")
 
     def _scale_on(self, device: Any) -> Tensor:
-        from .creation import tensor
         if self._scale is None:
             self._scale = tensor(self._init_scale, dtype=dtypes.float32, device=device)
             self._growth_tracker = self._init_growth_tracker
@@ -187,7 +188,6 @@ class GradScaler:
             raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
         if state["stage"] == _STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
-        from .autograd.grad_mode import no_grad
         inv_scale = 1.0 / float(self._scale.item())
         found_inf = False
         with no_grad():

@@ -10,6 +10,7 @@ from typing import Any
 
 from . import dtypes
 from .tensor import Tensor
+from .creation import tensor, zeros
 
 __all__ = ["FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor"]
 
@@ -19,7 +20,6 @@ class _LegacyMeta(type):
         return isinstance(obj, Tensor) and obj.dtype is cls._dtype and obj.device.type == "cpu"
 
     def __call__(cls, *args: Any) -> Tensor:
-        from .creation import tensor, zeros
         if len(args) == 1 and not isinstance(args[0], int):
             data = args[0]
             if isinstance(data, float):

@@ -63,12 +63,16 @@ from typing import Any, BinaryIO, Callable, Optional, Union
 import numpy as np
 from numpy.lib import format as npy_format
 
-from . import dtypes
+from . import cuda, dtypes
 from .arrays import to_numpy, transfer
 from .device import CPU, as_device
 from .device import device as Device
+from .nn.modules.module import Module
+from .nn.parameter import Parameter
+from .serialization_pickle import PICKLE_FILE, holds_module, pickle_bytes, unpickle, weights_only_error
 from .size import Size
 from .tensor import Tensor
+from .version import __version__
 
 __all__ = ["save", "load"]
 
@@ -139,7 +143,6 @@ class _Writer:
         index = self._ids.get(id(t))
         if index is not None:
             return index
-        from .nn.parameter import Parameter
         index = len(self.tensors)
         self._ids[id(t)] = index
         self.tensors.append(t)
@@ -153,7 +156,6 @@ def _unsupported(obj: Any, path: str) -> str:
     name = type(obj).__name__
     hint = ("learntorch.save stores tensors, numbers, strings, None, dtypes, devices and dicts, lists and "
             "tuples of them")
-    from .nn.modules.module import Module
     if isinstance(obj, Module):
         hint = "save the model's weights with learntorch.save(model.state_dict(), path) instead of the model"
     elif hasattr(obj, "state_dict") and callable(obj.state_dict):
@@ -193,13 +195,11 @@ def save(obj: Any, f: FileLike) -> None:
     """
     writer = _Writer()
     extra: dict = {}
-    from .serialization_pickle import PICKLE_FILE, holds_module, pickle_bytes
     if holds_module(obj):  # a whole model: pickled, as PyTorch does (see serialization_pickle.py)
         root, version = None, _PICKLE_VERSION
         extra[PICKLE_FILE] = pickle_bytes(obj, writer._tensor)
     else:
         root, version = writer.encode(obj, "obj"), 1  # every TypeError comes before anything is written
-    from . import __version__
     manifest = {"format": FORMAT_NAME, "version": version, "learntorch_version": __version__,
                 "root": root, "tensors": writer.records}
     if extra:
@@ -333,7 +333,6 @@ class _Reader:
             dev = self.target_device(saved, index)
             t = Tensor._make(transfer(array, CPU, dev), dev)
         if record.get("parameter") is True:
-            from .nn.parameter import Parameter
             return Parameter(t, requires_grad=requires_grad)
         return t.requires_grad_(True) if requires_grad else t
 
@@ -391,7 +390,6 @@ class _Reader:
             if where is saved:
                 raise self.corrupt(f"tensor {index} has an invalid device ({e})") from None
             raise
-        from . import cuda
         if target.type == "cuda" and not cuda.is_available():
             raise RuntimeError("Attempting to deserialize object on a CUDA device but learntorch.cuda.is_available() "
                                "is False. If you are running on a CPU-only machine, please use learntorch.load with "
@@ -522,7 +520,6 @@ def _load_from(fh: BinaryIO, name: str, map_location: MapLocation, weights_only:
 def _load_pickled(zf: zipfile.ZipFile, manifest: dict, reader: "_Reader", name: str,
                   weights_only: Optional[bool]) -> Any:
     """A pickled object (``torch.save(model)``): only with ``weights_only=False``, as PyTorch."""
-    from .serialization_pickle import PICKLE_FILE, unpickle, weights_only_error
     if weights_only is not False:
         raise weights_only_error(name)
     if manifest["pickle"] != PICKLE_FILE or PICKLE_FILE not in zf.namelist():

@@ -23,6 +23,7 @@ import pickle
 from typing import Any, Callable
 
 from .tensor import Tensor
+from .nn.modules.module import Module
 
 __all__ = ["holds_module", "pickle_bytes", "unpickle", "weights_only_error", "PICKLE_FILE"]
 
@@ -31,7 +32,6 @@ PICKLE_FILE = "data.pkl"
 
 def holds_module(obj: Any, _seen: Any = None) -> bool:
     """Is there an ``nn.Module`` in ``obj`` (itself, or inside dicts, lists and tuples)?"""
-    from .nn.modules.module import Module
     seen = set() if _seen is None else _seen
     if isinstance(obj, Module):
         return True

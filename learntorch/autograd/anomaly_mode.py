@@ -12,6 +12,7 @@ from __future__ import annotations
 import traceback
 import warnings
 from typing import Any
+from ..arrays import to_numpy
 
 __all__ = ["set_detect_anomaly", "detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
 
@@ -63,7 +64,6 @@ def report_failure(node: Any) -> None:
 
 
 def check_nan(node: Any, grads: list) -> None:
-    from ..arrays import to_numpy
     import numpy as np
     for i, g in enumerate(grads):
         if g is not None and np.isnan(to_numpy(g._data)).any():

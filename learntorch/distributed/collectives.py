@@ -27,6 +27,7 @@ from . import mpi_transport as mpi
 from .process_group import World, default_world
 from .reduce_op import ReduceOp
 from .work import Work
+from .nccl_transport import NcclTransport
 
 __all__ = ["all_reduce", "broadcast", "barrier", "all_gather", "all_gather_into_tensor", "reduce", "gather",
            "scatter", "send", "recv", "isend", "irecv"]
@@ -57,7 +58,6 @@ def _over_nccl(world: World, tensor: Tensor) -> bool:
 
 def _nccl(world: World) -> Any:
     if world.nccl is None:
-        from .nccl_transport import NcclTransport
         world.nccl = NcclTransport(world.mpi_comm, world.rank, world.size)
     return world.nccl
 

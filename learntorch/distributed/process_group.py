@@ -19,6 +19,8 @@ from datetime import timedelta
 from typing import Any, Optional
 
 from .errors import DistBackendError
+from .. import cuda
+from .work import Work
 
 __all__ = ["init_process_group", "destroy_process_group", "is_available", "is_initialized", "is_mpi_available",
            "is_nccl_available", "get_backend", "get_rank", "get_world_size", "default_pg_timeout", "group",
@@ -183,7 +185,6 @@ def init_process_group(backend: Optional[str] = None, init_method: Optional[str]
                          f"{MPI.COMM_WORLD.Get_size()}. Leave rank and world_size out, and choose the number "
                          "of processes with mpiexec -n N (or python -m learntorch.distributed.run -n N).")
     if name != "mpi" and device_id is not None:
-        from .. import cuda
         cuda.set_device(device_id)
     _world = World(backend=name, rank=comm.Get_rank(), size=comm.Get_size(), timeout=timeout, mpi_comm=comm,
                    use_nccl=name != "mpi")
@@ -211,7 +212,6 @@ def _own_communicator(MPI: Any, timeout: timedelta) -> Any:
 
     Duplicating is itself a collective: a rank that died before it would make the
     others wait for ever, so it too is waited for with the deadline."""
-    from .work import Work
     comm, request = MPI.COMM_WORLD.Idup()
     joining = World(backend="mpi", rank=MPI.COMM_WORLD.Get_rank(), size=MPI.COMM_WORLD.Get_size(),
                     timeout=timeout, mpi_comm=comm, use_nccl=False)

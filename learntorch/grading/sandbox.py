@@ -122,10 +122,8 @@ def readable_roots() -> list[Path]:
     Only the ``learntorch`` package folder is allowed, never the repository
     holding it, whose ``solutions/`` would otherwise be readable.
     """
-    import learntorch
-
-    roots = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), Path(sys.base_exec_prefix),
-             Path(learntorch.__file__).resolve().parent}
+    package = Path(__file__).resolve().parents[1]  # learntorch/ (this file is learntorch/grading/sandbox.py)
+    roots = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), Path(sys.base_exec_prefix), package}
     roots |= {Path(p) for p in sys.path if p and Path(p).is_dir() and Path(p).name.endswith("-packages")}
     roots |= {Path(p) for p in ("/usr", "/lib", "/lib64", "/bin", "/etc", "/proc", "/sys", "/opt/conda")}
     roots |= {r.resolve() for r in list(roots) if r.exists()}

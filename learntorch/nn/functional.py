@@ -44,6 +44,7 @@ from ..ops.activations import (celu, elu, hardsigmoid, hardswish, hardtanh, leak
 from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
 from .convolution_variants import conv1d, conv_transpose1d, conv_transpose2d  # noqa: F401
 from .group_instance_norm import group_norm, instance_norm  # noqa: F401
+from ..random import default_generator
 
 # IEEE arithmetic without NumPy's warnings, as in PyTorch (log(0) is -inf, 0/0 nan; see learntorch.ops)
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"learntorch\.nn\.functional")
@@ -951,7 +952,6 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
                       "(i.e. 3D or 4D inputs).", stacklevel=2)
     if not training or p == 0 or input.numel() == 0:
         return input
-    from ..random import default_generator
     batched = input if input.dim() != 3 else input.unsqueeze(0)
     shape = tuple(batched.shape[:2]) + (1,) * (batched.dim() - 2)
     mask = default_generator.bernoulli(1 - p, shape, input._dtype._np)

@@ -28,6 +28,8 @@ from ..autograd.grad_mode import no_grad
 from ..arrays import to_numpy
 from ..ops.common import new_result
 from ..tensor import Tensor
+from ..creation import empty, empty_like, eye
+from ..ops.pointwise import where
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "eye_", "xavier_uniform_",
            "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_", "orthogonal_"]
@@ -88,7 +90,6 @@ def eye_(tensor: Tensor) -> Tensor:
     """The identity matrix (for a 2-D tensor; rectangular ones get ones on the main diagonal)."""
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    from ..creation import eye
     with no_grad():
         return tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype))
 
@@ -167,8 +168,6 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
       ``log u > log pdf(x) - log pdf(mode)`` rejects), repeating for the rejected ones.
 
     Either way every value is an exact sample of the truncated normal."""
-    from ..creation import empty_like
-    from ..ops.pointwise import where
 
     def norm_cdf(x: float) -> float:
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
@@ -224,7 +223,6 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tenso
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor  # no-op
-    from ..creation import empty
     rows = tensor.size(0)
     cols = tensor.numel() // rows
     flattened = empty(rows, cols, dtype=tensor.dtype, device=tensor.device).normal_(0, 1, generator=generator)

@@ -7,6 +7,8 @@ from ...tensor import Tensor
 from ...ops import activations as A
 from .. import functional as F
 from .module import Module
+from ... import creation
+from ..parameter import Parameter
 
 __all__ = ["ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "LeakyReLU", "ELU", "CELU", "SELU", "SiLU",
            "Mish", "Hardsigmoid", "Hardswish", "Softplus", "Hardtanh", "ReLU6", "LogSigmoid", "Softsign", "Softmin",
@@ -226,8 +228,6 @@ class PReLU(Module):
 
     def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None) -> None:
         super().__init__()
-        from ... import creation
-        from ..parameter import Parameter
         self.num_parameters, self.init = num_parameters, init
         self.weight = Parameter(creation.full((num_parameters,), init, device=device, dtype=dtype))
 

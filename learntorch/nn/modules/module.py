@@ -25,9 +25,11 @@ from typing import Any, Callable, Iterator, Optional
 
 from ...autograd.node import RemovableHandle, _HookDict, add_hook
 from ...device import as_device
-from ...tensor import Tensor
+from ...tensor import Tensor, _parse_to
 from ..backward_hooks import BackwardHook
 from ..parameter import Parameter
+from ... import dtypes
+from ...autograd.grad_mode import no_grad
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
@@ -391,8 +393,6 @@ class Module:
 
     def to(self, *args: Any, **kwargs: Any) -> "Module":
         """Move parameters and buffers to a device and/or floating dtype (in place; returns self)."""
-        from ...tensor import _parse_to
-        from ... import dtypes
         probe = Tensor._zeros((), dtypes.get_default_dtype(), as_device("cpu"))
         dev, dt, _ = _parse_to(probe, args, dict(kwargs))
         dt_given = any(isinstance(a, (dtypes.dtype, Tensor)) for a in args) or kwargs.get("dtype") is not None
@@ -411,15 +411,12 @@ class Module:
         return self.to("cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device))
 
     def float(self) -> "Module":
-        from ... import dtypes
         return self.to(dtypes.float32)
 
     def double(self) -> "Module":
-        from ... import dtypes
         return self.to(dtypes.float64)
 
     def half(self) -> "Module":
-        from ... import dtypes
         return self.to(dtypes.float16)
 
     # ------------------------------------------------------------------ state dict
@@ -452,7 +449,6 @@ class Module:
         missing: list = []
         unexpected: list = []
         errors: list = []
-        from ...autograd.grad_mode import no_grad
 
         def load(module: "Module", local: dict, prefix: str) -> None:
             module._complete_old_checkpoint(local, prefix)

@@ -51,6 +51,7 @@ from ...tensor import Tensor
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
 from .module import Module
+from ..functional import dropout
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -180,7 +181,6 @@ def _run_direction(cell: Any, x: Tensor, sizes: list, state0: tuple, weights: di
 def _dropout(x: Tensor, p: float) -> Tensor:
     """Dropout between layers (training mode only), on the whole layer output: the mask is
     drawn as PyTorch draws it, so ``manual_seed`` gives PyTorch's mask."""
-    from ..functional import dropout
     return dropout(x, p, training=True)
 
 

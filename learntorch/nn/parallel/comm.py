@@ -20,6 +20,8 @@ from typing import Any, Optional, Sequence
 from ...autograd.grad_mode import no_grad
 from ...device import device
 from ...tensor import Tensor
+from ... import cuda
+from ...ops.shape import cat
 
 __all__ = ["device_index", "broadcast", "broadcast_coalesced", "reduce_add", "reduce_add_coalesced", "scatter",
            "gather"]
@@ -40,7 +42,6 @@ def device_index(d: DeviceId, allow_cpu: bool = False) -> int:
             return -1
         raise ValueError(f"Expected a cuda device, but got: {d}")
     if d.index is None:
-        from ... import cuda
         return cuda.current_device()
     return d.index
 
@@ -100,6 +101,5 @@ def gather(tensors: Sequence[Tensor], dim: int = 0, destination: Optional[Device
     """Join tensors from several devices along ``dim`` on ``destination`` (-1 or 'cpu': the host)."""
     target = _on(device_index(destination, allow_cpu=True)) if destination is not None else \
         _on(device_index("cuda"))
-    from ...ops.shape import cat
     with no_grad():
         return cat([t.to(target) for t in tensors], dim)

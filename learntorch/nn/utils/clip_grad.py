@@ -17,6 +17,8 @@ from typing import Iterable, Union
 
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
+from ...creation import tensor as make_tensor
+from ...ops.shape import cat, stack
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "get_total_norm", "clip_grads_with_norm_",
            "parameters_to_vector", "vector_to_parameters"]
@@ -32,8 +34,6 @@ def get_total_norm(tensors: Params, norm_type: float = 2.0, error_if_nonfinite: 
                    foreach: object = None) -> Tensor:
     """The ``norm_type``-norm of all ``tensors`` taken together as one vector: the norm of
     their norms (for p = ∞, the largest absolute entry)."""
-    from ...creation import tensor as make_tensor
-    from ...ops.shape import stack
     tensors = [t for t in _as_list(tensors) if t is not None]
     norm_type = float(norm_type)
     if not tensors:
@@ -85,7 +85,6 @@ def clip_grad_value_(parameters: Params, clip_value: float, foreach: object = No
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     """All parameters flattened and joined into one 1-D tensor."""
-    from ...ops.shape import cat
     return cat([p.reshape(-1) for p in parameters])
 
 

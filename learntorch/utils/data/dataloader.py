@@ -19,12 +19,13 @@ from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
-from ... import dtypes
+from ... import cuda, dtypes
 from ...creation import as_tensor, tensor
 from ...ops.shape import stack
 from ...tensor import Tensor
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler, _draw_seed, _InfiniteConstantSampler
+from .worker import MultiProcessIter, get_worker_info  # noqa: F401  (torch.utils.data.get_worker_info)
 
 _NP_STR_OBJ = re.compile(r"[SaUO]")
 _COLLATE_ERR = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
@@ -123,14 +124,6 @@ def default_collate(batch: list) -> Any:
     raise TypeError(_COLLATE_ERR.format(type(elem)))
 
 
-def get_worker_info() -> Any:
-    """Which worker process this is (a ``WorkerInfo``: ``id``, ``num_workers``, ``seed``,
-    ``dataset``), inside a ``DataLoader`` worker; ``None`` in the main process, so that an
-    ``IterableDataset`` that splits its stream by it yields the whole stream there."""
-    from .worker import get_worker_info as info
-    return info()
-
-
 class DataLoader:
     """Iterate over ``dataset`` in batches (``torch.utils.data.DataLoader``).
 
@@ -225,12 +218,10 @@ class DataLoader:
 
     def __iter__(self) -> Iterator[Any]:
         if self.pin_memory:
-            from ... import cuda
             if not cuda.is_available():
                 warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device "
                               "pinned memory won't be used.", stacklevel=2)
         if self.num_workers > 0:  # worker processes: worker.py
-            from .worker import MultiProcessIter
             if not self.persistent_workers:
                 return MultiProcessIter(self)
             it = self.__dict__.get("_persistent_iter")

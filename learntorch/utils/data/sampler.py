@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Iterator, Sized
 
-from ... import random as _random
-from ...creation import randint, randperm
+from ... import dtypes, random as _random
+from ...creation import as_tensor, multinomial, randint, randperm
 
 
 def _draw_seed(generator: Any = None) -> int:
@@ -139,8 +139,6 @@ class WeightedRandomSampler(Sampler):
     over-sample rare classes); the draws are ``torch.multinomial``'s, so they equal PyTorch's."""
 
     def __init__(self, weights: Any, num_samples: int, replacement: bool = True, generator: Any = None) -> None:
-        from ... import dtypes
-        from ...creation import as_tensor
         if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
             raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
         if not isinstance(replacement, bool):
@@ -153,7 +151,6 @@ class WeightedRandomSampler(Sampler):
         self.replacement, self.generator = replacement, generator
 
     def __iter__(self) -> Iterator[int]:
-        from ...creation import multinomial
         yield from iter(multinomial(self.weights, self.num_samples, self.replacement,
                                     generator=self.generator).tolist())
 

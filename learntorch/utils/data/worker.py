@@ -48,6 +48,9 @@ from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
+from ... import random as lt_random
+from .sampler import _draw_seed
+
 __all__ = ["WorkerInfo", "get_worker_info", "MultiProcessIter"]
 
 _POLL_SECONDS = 0.1  # how often a waiting main process checks that its workers are alive
@@ -96,7 +99,6 @@ class _Failure:
 
 
 def _seed_worker(seed: int, worker_id: int) -> None:
-    from ... import random as lt_random
     random.seed(seed)
     lt_random.manual_seed(seed)
     np.random.seed(np.random.SeedSequence([worker_id, seed]).generate_state(4))
@@ -181,7 +183,6 @@ class MultiProcessIter:
     """One pass over a DataLoader with worker processes (reused across epochs when persistent)."""
 
     def __init__(self, loader: Any) -> None:
-        from .sampler import _draw_seed
         self._loader = loader
         self._owner_pid = os.getpid()  # __del__ in a forked copy must not shut the owner's workers down
         self._num_workers = loader.num_workers
