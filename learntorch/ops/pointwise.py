@@ -408,10 +408,6 @@ Log10 = _unary("Log10", "Log10Backward0", lambda xp, a: xp.log10(a), lambda x: 1
 Exp2 = _unary("Exp2", "Exp2Backward0", lambda xp, a: xp.pow(2.0, a) if hasattr(xp, "pow") else 2.0 ** a,
               lambda y: y * 0.6931471805599453, "result")
 Abs = _unary("Abs", "AbsBackward0", lambda xp, a: xp.abs(a), lambda x: x.sign(), "input")
-Relu = _unary("Relu", "ReluBackward0", lambda xp, a: xp.maximum(a, 0),  # one pass; NaN stays NaN, as in PyTorch
-              lambda y: (y > 0).to(y.dtype), "result")
-
-
 class ThresholdBackward(Function):
     """ReLU's backward as an operation of its own (PyTorch's ``threshold_backward``): the gradient
     where the output is positive, +0 elsewhere.  Recorded, so ``create_graph=True`` can
@@ -440,16 +436,27 @@ class ThresholdBackward(Function):
         return ThresholdBackward.apply(gg, y), Tensor._zeros(y.shape, y._dtype, y._device)
 
 
-def _relu_forward(ctx, x: Tensor) -> Tensor:
-    """ReLU's forward: ``_unary``'s, without its ``errstate`` guard, which costs more than
-    ``maximum`` itself on small batches; ``maximum(x, 0)`` has no warning to silence."""
-    out = new_result(x._backend.xp.maximum(x._data, 0), x)
-    ctx.save_for_backward(out)
-    return out
+class Relu(Function):
+    """``max(x, 0)``.  Backward: the gradient where the output is positive, 0 elsewhere, as
+    an operation of its own (:class:`ThresholdBackward`), so that it can be differentiated again.
 
+    Written out rather than made by ``_unary``: its forward skips ``_unary``'s ``errstate``
+    guard, which costs more than ``maximum`` itself on small batches (``maximum(x, 0)``
+    has no warning to silence; NaN stays NaN, as in PyTorch), and its backward is not
+    ``grad * derivative`` but the threshold operation above."""
 
-Relu.forward = staticmethod(_relu_forward)
-Relu.backward = staticmethod(lambda ctx, grad: ThresholdBackward.apply(grad, ctx.saved_tensors[0]))
+    _backward_name = "ReluBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor) -> Tensor:
+        out = new_result(x._backend.xp.maximum(x._data, 0), x)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> Tensor:
+        (y,) = ctx.saved_tensors
+        return ThresholdBackward.apply(grad, y)
 
 
 class Neg(Function):
@@ -630,8 +637,8 @@ def floor_divide(input: Tensor, other: Any) -> Tensor:
 
 
 def remainder(input: Tensor, other: Any) -> Tensor:
-    xa, xb, _ = binary_operands(input, other)
-    return _nondiff(input, xa % xb)
+    """Python's ``%``: ``a - floor(a / b)·b``, the sign following the divisor (``fmod``'s follows the dividend)."""
+    return (Remainder if isinstance(other, Tensor) else RemainderScalar).apply(input, other)
 
 
 _COMPARE = {"eq": "__eq__", "ne": "__ne__", "lt": "__lt__", "le": "__le__", "gt": "__gt__", "ge": "__ge__"}
@@ -815,6 +822,38 @@ class FmodScalar(Fmod):
 def fmod(input: Tensor, other: Any) -> Tensor:
     """C's remainder: the sign follows the dividend (``remainder`` follows the divisor)."""
     return (Fmod if isinstance(other, Tensor) else FmodScalar).apply(input, other)
+
+
+class Remainder(Function):
+    """``a - floor(a / b)·b`` (Python's ``%``).  ∂/∂a = 1, ∂/∂b = -floor(a / b) (PyTorch's
+    formula; the jumps have no derivative)."""
+
+    _backward_name = "RemainderBackward1"
+    _scalar_edges = True
+
+    @staticmethod
+    def forward(ctx, a: Tensor, b: Any) -> Tensor:
+        xa, xb, _ = binary_operands(a, b)
+        ctx.metas = (_meta(a), _meta(b))
+        if isinstance(b, Tensor) and ctx.needs_input_grad[1]:
+            ctx.save_for_backward(a, b)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return new_result(xa % xb, a)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        ma, mb = ctx.metas
+        gb = None
+        if mb is not None and ctx.needs_input_grad[1]:
+            a, b = ctx.saved_tensors
+            gb = _grad_for(-grad * floor(a / b), mb)
+        return (_grad_for(grad, ma) if ctx.needs_input_grad[0] else None), gb
+
+
+class RemainderScalar(Remainder):
+    """``remainder`` (``x % 2``) by a Python number: PyTorch names this node ``RemainderBackward0``."""
+
+    _backward_name = "RemainderBackward0"
 
 
 class Hypot(Function):

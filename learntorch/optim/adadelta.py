@@ -14,10 +14,9 @@ carries the parameter's own units.  PyTorch's single-tensor algorithm, same orde
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from .. import creation
-from ..autograd import grad_mode
 from . import _ops
 from .optimizer import Optimizer, _check, _how_options
 
@@ -34,27 +33,20 @@ class Adadelta(Optimizer):
                         **_how_options(capturable=capturable, foreach=foreach, differentiable=differentiable))
         super().__init__(params, defaults)
 
-    def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
-        loss = self._run_closure(closure)
-        with grad_mode.no_grad():
-            for group in self.param_groups:
-                lr, rho, eps = group["lr"], group["rho"], group["eps"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = creation.tensor(0.0)
-                        state["square_avg"] = creation.zeros_like(p)
-                        state["acc_delta"] = creation.zeros_like(p)
-                    square_avg, acc_delta = state["square_avg"], state["acc_delta"]
-                    state["step"].add_(1)
-                    grad = p.grad if not group["maximize"] else -p.grad
-                    if group["weight_decay"] != 0:
-                        grad = grad.add(p, alpha=group["weight_decay"])
-                    _ops.addcmul_(square_avg.mul_(rho), grad, grad, value=1 - rho)
-                    std = square_avg.add(eps).sqrt_()
-                    delta = acc_delta.add(eps).sqrt_().div_(std).mul_(grad)
-                    _ops.addcmul_(acc_delta.mul_(rho), delta, delta, value=1 - rho)
-                    p.add_(delta, alpha=-lr)
-        return loss
+    def _update(self, group: dict[str, Any]) -> None:
+        lr, rho, eps = group["lr"], group["rho"], group["eps"]
+        for p, grad in self._params_with_grad(group):
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = creation.tensor(0.0)
+                state["square_avg"] = creation.zeros_like(p)
+                state["acc_delta"] = creation.zeros_like(p)
+            square_avg, acc_delta = state["square_avg"], state["acc_delta"]
+            state["step"].add_(1)
+            if group["weight_decay"] != 0:
+                grad = grad.add(p, alpha=group["weight_decay"])
+            _ops.addcmul_(square_avg.mul_(rho), grad, grad, value=1 - rho)
+            std = square_avg.add(eps).sqrt_()
+            delta = acc_delta.add(eps).sqrt_().div_(std).mul_(grad)
+            _ops.addcmul_(acc_delta.mul_(rho), delta, delta, value=1 - rho)
+            p.add_(delta, alpha=-lr)

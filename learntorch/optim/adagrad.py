@@ -12,10 +12,9 @@ when the optimizer is built, as PyTorch does.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from .. import creation
-from ..autograd import grad_mode
 from . import _ops
 from .optimizer import Optimizer, _check, _how_options
 
@@ -40,21 +39,14 @@ class Adagrad(Optimizer):
                 state["step"] = creation.tensor(0.0)
                 state["sum"] = creation.full_like(p, group["initial_accumulator_value"])
 
-    def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
-        loss = self._run_closure(closure)
-        with grad_mode.no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    state["step"].add_(1)
-                    step = state["step"].item()
-                    grad = p.grad if not group["maximize"] else -p.grad
-                    if group["weight_decay"] != 0:
-                        grad = grad.add(p, alpha=group["weight_decay"])
-                    clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
-                    _ops.addcmul_(state["sum"], grad, grad, value=1)
-                    std = state["sum"].sqrt().add_(group["eps"])
-                    _ops.addcdiv_(p, grad, std, value=-clr)
-        return loss
+    def _update(self, group: dict[str, Any]) -> None:
+        for p, grad in self._params_with_grad(group):
+            state = self.state[p]
+            state["step"].add_(1)
+            step = state["step"].item()
+            if group["weight_decay"] != 0:
+                grad = grad.add(p, alpha=group["weight_decay"])
+            clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+            _ops.addcmul_(state["sum"], grad, grad, value=1)
+            std = state["sum"].sqrt().add_(group["eps"])
+            _ops.addcdiv_(p, grad, std, value=-clr)

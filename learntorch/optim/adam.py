@@ -15,10 +15,9 @@ order of floating-point operations::
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from .. import creation
-from ..autograd import grad_mode
 from ..ops import pointwise
 from . import _ops
 from .optimizer import Optimizer, _check, _how_options
@@ -54,36 +53,29 @@ class Adam(Optimizer):
                 state["max_exp_avg_sq"] = creation.zeros_like(p)
         return state
 
-    def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
-        loss = self._run_closure(closure)
-        with grad_mode.no_grad():
-            for group in self.param_groups:
-                lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-                weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self._init_state(p, amsgrad)
-                    grad = p.grad if not group["maximize"] else -p.grad
-                    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                    state["step"].add_(1)
-                    step = state["step"].item()
-                    if weight_decay != 0:
-                        if self._decoupled:
-                            p.mul_(1 - lr * weight_decay)
-                        else:
-                            grad = grad.add(p, alpha=weight_decay)
-                    _ops.lerp_(exp_avg, grad, 1 - beta1)
-                    _ops.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
-                    bias_correction1 = 1 - beta1 ** step
-                    bias_correction2 = 1 - beta2 ** step
-                    step_size = lr / bias_correction1
-                    bias_correction2_sqrt = bias_correction2 ** 0.5
-                    if amsgrad:
-                        max_sq = state["max_exp_avg_sq"]
-                        max_sq.copy_(pointwise.maximum(max_sq, exp_avg_sq))
-                        denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-                    else:
-                        denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-                    _ops.addcdiv_(p, exp_avg, denom, value=-step_size)
-        return loss
+    def _update(self, group: dict[str, Any]) -> None:
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
+        for p, grad in self._params_with_grad(group):
+            state = self._init_state(p, amsgrad)
+            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+            state["step"].add_(1)
+            step = state["step"].item()
+            if weight_decay != 0:
+                if self._decoupled:
+                    p.mul_(1 - lr * weight_decay)
+                else:
+                    grad = grad.add(p, alpha=weight_decay)
+            _ops.lerp_(exp_avg, grad, 1 - beta1)
+            _ops.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
+            bias_correction1 = 1 - beta1 ** step
+            bias_correction2 = 1 - beta2 ** step
+            step_size = lr / bias_correction1
+            bias_correction2_sqrt = bias_correction2 ** 0.5
+            if amsgrad:
+                max_sq = state["max_exp_avg_sq"]
+                max_sq.copy_(pointwise.maximum(max_sq, exp_avg_sq))
+                denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+            else:
+                denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+            _ops.addcdiv_(p, exp_avg, denom, value=-step_size)

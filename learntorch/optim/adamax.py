@@ -10,10 +10,9 @@ needs no bias correction and no square root.  PyTorch's single-tensor algorithm:
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from .. import creation
-from ..autograd import grad_mode
 from ..ops import pointwise
 from . import _ops
 from .optimizer import Optimizer, _check, _how_options
@@ -32,26 +31,19 @@ class Adamax(Optimizer):
                         **_how_options(foreach=foreach, differentiable=differentiable, capturable=capturable))
         super().__init__(params, defaults)
 
-    def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
-        loss = self._run_closure(closure)
-        with grad_mode.no_grad():
-            for group in self.param_groups:
-                lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = creation.tensor(0.0)
-                        state["exp_avg"] = creation.zeros_like(p)
-                        state["exp_inf"] = creation.zeros_like(p)
-                    exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
-                    grad = p.grad if not group["maximize"] else -p.grad
-                    state["step"].add_(1)
-                    if group["weight_decay"] != 0:
-                        grad = grad.add(p, alpha=group["weight_decay"])
-                    _ops.lerp_(exp_avg, grad, 1 - beta1)
-                    exp_inf.copy_(pointwise.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps)))
-                    clr = lr / (1 - beta1 ** state["step"].item())
-                    _ops.addcdiv_(p, exp_avg, exp_inf, value=-clr)
-        return loss
+    def _update(self, group: dict[str, Any]) -> None:
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        for p, grad in self._params_with_grad(group):
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = creation.tensor(0.0)
+                state["exp_avg"] = creation.zeros_like(p)
+                state["exp_inf"] = creation.zeros_like(p)
+            exp_avg, exp_inf = state["exp_avg"], state["exp_inf"]
+            state["step"].add_(1)
+            if group["weight_decay"] != 0:
+                grad = grad.add(p, alpha=group["weight_decay"])
+            _ops.lerp_(exp_avg, grad, 1 - beta1)
+            exp_inf.copy_(pointwise.maximum(exp_inf.mul_(beta2), grad.abs().add_(eps)))
+            clr = lr / (1 - beta1 ** state["step"].item())
+            _ops.addcdiv_(p, exp_avg, exp_inf, value=-clr)

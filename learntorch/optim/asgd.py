@@ -16,10 +16,9 @@ are plain SGD's).  PyTorch's single-tensor algorithm::
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from .. import creation
-from ..autograd import grad_mode
 from .optimizer import Optimizer, _check, _how_options
 
 
@@ -33,33 +32,26 @@ class ASGD(Optimizer):
                         **_how_options(foreach=foreach, differentiable=differentiable, capturable=capturable))
         super().__init__(params, defaults)
 
-    def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
-        loss = self._run_closure(closure)
-        with grad_mode.no_grad():
-            for group in self.param_groups:
-                lr, lambd, alpha, t0 = group["lr"], group["lambd"], group["alpha"], group["t0"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = creation.tensor(0.0)
-                        state["eta"] = creation.tensor(float(lr))
-                        state["mu"] = creation.tensor(1.0)
-                        state["ax"] = creation.zeros_like(p)
-                    eta, mu, ax = state["eta"], state["mu"], state["ax"]
-                    grad = p.grad if not group["maximize"] else -p.grad
-                    state["step"].add_(1)
-                    if group["weight_decay"] != 0:
-                        grad = grad.add(p, alpha=group["weight_decay"])
-                    eta_value = eta.item()
-                    p.mul_(1 - lambd * eta_value)  # decay term
-                    p.add_(grad, alpha=-eta_value)  # the SGD step
-                    if mu.item() != 1:
-                        ax.add_(p.sub(ax).mul_(mu))
-                    else:
-                        ax.copy_(p)
-                    step = state["step"].item()
-                    eta.fill_(lr / ((1 + lambd * lr * step) ** alpha))
-                    mu.fill_(1 / max(1, step - t0))
-        return loss
+    def _update(self, group: dict[str, Any]) -> None:
+        lr, lambd, alpha, t0 = group["lr"], group["lambd"], group["alpha"], group["t0"]
+        for p, grad in self._params_with_grad(group):
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = creation.tensor(0.0)
+                state["eta"] = creation.tensor(float(lr))
+                state["mu"] = creation.tensor(1.0)
+                state["ax"] = creation.zeros_like(p)
+            eta, mu, ax = state["eta"], state["mu"], state["ax"]
+            state["step"].add_(1)
+            if group["weight_decay"] != 0:
+                grad = grad.add(p, alpha=group["weight_decay"])
+            eta_value = eta.item()
+            p.mul_(1 - lambd * eta_value)  # decay term
+            p.add_(grad, alpha=-eta_value)  # the SGD step
+            if mu.item() != 1:
+                ax.add_(p.sub(ax).mul_(mu))
+            else:
+                ax.copy_(p)
+            step = state["step"].item()
+            eta.fill_(lr / ((1 + lambd * lr * step) ** alpha))
+            mu.fill_(1 / max(1, step - t0))

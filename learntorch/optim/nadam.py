@@ -17,10 +17,9 @@ gradient.  The momentum coefficient ``mu_t`` warms up (``momentum_decay``), and
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from .. import creation
-from ..autograd import grad_mode
 from . import _ops
 from .optimizer import Optimizer, _check, _how_options
 
@@ -41,39 +40,32 @@ class NAdam(Optimizer):
                         **_how_options(foreach=foreach, capturable=capturable, differentiable=differentiable))
         super().__init__(params, defaults)
 
-    def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
-        loss = self._run_closure(closure)
-        with grad_mode.no_grad():
-            for group in self.param_groups:
-                lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-                weight_decay, momentum_decay = group["weight_decay"], group["momentum_decay"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = creation.tensor(0.0)
-                        state["mu_product"] = creation.tensor(1.0)
-                        state["exp_avg"] = creation.zeros_like(p)
-                        state["exp_avg_sq"] = creation.zeros_like(p)
-                    exp_avg, exp_avg_sq, mu_product = state["exp_avg"], state["exp_avg_sq"], state["mu_product"]
-                    grad = p.grad if not group["maximize"] else -p.grad
-                    state["step"].add_(1)
-                    step = state["step"].item()
-                    bias_correction2 = 1 - beta2 ** step
-                    if weight_decay != 0:
-                        if group["decoupled_weight_decay"]:
-                            p.mul_(1 - lr * weight_decay)
-                        else:
-                            grad = grad.add(p, alpha=weight_decay)
-                    mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
-                    mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
-                    mu_product.mul_(mu)  # in float32, as PyTorch keeps it
-                    _ops.lerp_(exp_avg, grad, 1 - beta1)
-                    _ops.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
-                    denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
-                    mu_product_value = mu_product.item()
-                    mu_product_next = mu_product_value * mu_next
-                    _ops.addcdiv_(p, grad, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product_value))
-                    _ops.addcdiv_(p, exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product_next))
-        return loss
+    def _update(self, group: dict[str, Any]) -> None:
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        weight_decay, momentum_decay = group["weight_decay"], group["momentum_decay"]
+        for p, grad in self._params_with_grad(group):
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = creation.tensor(0.0)
+                state["mu_product"] = creation.tensor(1.0)
+                state["exp_avg"] = creation.zeros_like(p)
+                state["exp_avg_sq"] = creation.zeros_like(p)
+            exp_avg, exp_avg_sq, mu_product = state["exp_avg"], state["exp_avg_sq"], state["mu_product"]
+            state["step"].add_(1)
+            step = state["step"].item()
+            bias_correction2 = 1 - beta2 ** step
+            if weight_decay != 0:
+                if group["decoupled_weight_decay"]:
+                    p.mul_(1 - lr * weight_decay)
+                else:
+                    grad = grad.add(p, alpha=weight_decay)
+            mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
+            mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
+            mu_product.mul_(mu)  # in float32, as PyTorch keeps it
+            _ops.lerp_(exp_avg, grad, 1 - beta1)
+            _ops.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
+            denom = exp_avg_sq.div(bias_correction2).sqrt().add_(eps)
+            mu_product_value = mu_product.item()
+            mu_product_next = mu_product_value * mu_next
+            _ops.addcdiv_(p, grad, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product_value))
+            _ops.addcdiv_(p, exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product_next))

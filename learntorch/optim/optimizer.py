@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import copy
 from collections import defaultdict
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Callable, Iterable, Iterator, Optional
 
 from ..autograd import grad_mode
 from ..tensor import Tensor
@@ -123,7 +123,31 @@ class Optimizer:
             return closure()
 
     def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss.
+
+        The part every optimizer shares is here, once: ``closure`` (if given) runs with
+        grad enabled, since it recomputes the loss and calls ``backward``; then each
+        group is updated under ``no_grad``, so the update itself is not recorded.  An
+        optimizer writes only :meth:`_update`, its rule for one group."""
+        loss = self._run_closure(closure)
+        with grad_mode.no_grad():
+            for group in self.param_groups:
+                self._update(group)
+        return loss
+
+    def _update(self, group: dict[str, Any]) -> None:
+        """Update the parameters of one group (each optimizer's own rule)."""
         raise NotImplementedError
+
+    @staticmethod
+    def _params_with_grad(group: dict[str, Any]) -> Iterator[tuple[Any, Any]]:
+        """``(p, grad)`` for each parameter of ``group`` that has a gradient (a parameter
+        without one is skipped, as PyTorch does); ``grad`` is negated when the group
+        maximizes."""
+        maximize = group.get("maximize", False)
+        for p in group["params"]:
+            if p.grad is not None:
+                yield p, (-p.grad if maximize else p.grad)
 
     # ------------------------------------------------------------------ saving
     def state_dict(self) -> dict[str, Any]:

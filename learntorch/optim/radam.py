@@ -18,10 +18,9 @@ factor ``r_t`` (which tends to 1)::
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from .. import creation
-from ..autograd import grad_mode
 from . import _ops
 from .optimizer import Optimizer, _check, _how_options
 
@@ -41,41 +40,34 @@ class RAdam(Optimizer):
                         **_how_options(foreach=foreach, capturable=capturable, differentiable=differentiable))
         super().__init__(params, defaults)
 
-    def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
-        loss = self._run_closure(closure)
-        with grad_mode.no_grad():
-            for group in self.param_groups:
-                lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-                weight_decay = group["weight_decay"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = creation.tensor(0.0)
-                        state["exp_avg"] = creation.zeros_like(p)
-                        state["exp_avg_sq"] = creation.zeros_like(p)
-                    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                    grad = p.grad if not group["maximize"] else -p.grad
-                    state["step"].add_(1)
-                    step = state["step"].item()
-                    if weight_decay != 0:
-                        if group["decoupled_weight_decay"]:
-                            p.mul_(1 - lr * weight_decay)
-                        else:
-                            grad = grad.add(p, alpha=weight_decay)
-                    _ops.lerp_(exp_avg, grad, 1 - beta1)
-                    _ops.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
-                    bias_correction1 = 1 - beta1 ** step
-                    bias_correction2 = 1 - beta2 ** step
-                    bias_corrected_exp_avg = exp_avg / bias_correction1
-                    rho_inf = 2 / (1 - beta2) - 1
-                    rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
-                    if rho_t > 5.0:
-                        rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-                        # PyTorch writes ``c / tensor``, which it computes as ``tensor.reciprocal() * c``
-                        adaptive_lr = exp_avg_sq.sqrt().add_(eps).reciprocal().mul(bias_correction2 ** 0.5)
-                        p.add_(bias_corrected_exp_avg.mul(lr).mul(adaptive_lr).mul(rect), alpha=-1.0)
-                    else:
-                        p.add_(bias_corrected_exp_avg.mul(lr), alpha=-1.0)
-        return loss
+    def _update(self, group: dict[str, Any]) -> None:
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        weight_decay = group["weight_decay"]
+        for p, grad in self._params_with_grad(group):
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = creation.tensor(0.0)
+                state["exp_avg"] = creation.zeros_like(p)
+                state["exp_avg_sq"] = creation.zeros_like(p)
+            exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+            state["step"].add_(1)
+            step = state["step"].item()
+            if weight_decay != 0:
+                if group["decoupled_weight_decay"]:
+                    p.mul_(1 - lr * weight_decay)
+                else:
+                    grad = grad.add(p, alpha=weight_decay)
+            _ops.lerp_(exp_avg, grad, 1 - beta1)
+            _ops.addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
+            bias_correction1 = 1 - beta1 ** step
+            bias_correction2 = 1 - beta2 ** step
+            bias_corrected_exp_avg = exp_avg / bias_correction1
+            rho_inf = 2 / (1 - beta2) - 1
+            rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+            if rho_t > 5.0:
+                rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+                # PyTorch writes ``c / tensor``, which it computes as ``tensor.reciprocal() * c``
+                adaptive_lr = exp_avg_sq.sqrt().add_(eps).reciprocal().mul(bias_correction2 ** 0.5)
+                p.add_(bias_corrected_exp_avg.mul(lr).mul(adaptive_lr).mul(rect), alpha=-1.0)
+            else:
+                p.add_(bias_corrected_exp_avg.mul(lr), alpha=-1.0)

@@ -11,10 +11,9 @@ PyTorch's algorithm::
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Iterable, Optional
 
 from .. import creation
-from ..autograd import grad_mode
 from . import _ops
 from .optimizer import Optimizer, _check, _how_options
 
@@ -34,39 +33,32 @@ class RMSprop(Optimizer):
                         **_how_options(foreach=foreach, capturable=capturable, differentiable=differentiable))
         super().__init__(params, defaults)
 
-    def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
-        loss = self._run_closure(closure)
-        with grad_mode.no_grad():
-            for group in self.param_groups:
-                alpha, momentum, centered = group["alpha"], group["momentum"], group["centered"]
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    state = self.state[p]
-                    if len(state) == 0:
-                        state["step"] = creation.tensor(0.0)
-                        state["square_avg"] = creation.zeros_like(p)
-                        if momentum > 0:
-                            state["momentum_buffer"] = creation.zeros_like(p)
-                        if centered:
-                            state["grad_avg"] = creation.zeros_like(p)
-                    grad = p.grad if not group["maximize"] else -p.grad
-                    state["step"].add_(1)
-                    if group["weight_decay"] != 0:
-                        grad = grad.add(p, alpha=group["weight_decay"])
-                    square_avg = state["square_avg"]
-                    _ops.addcmul_(square_avg.mul_(alpha), grad, grad, value=1 - alpha)
-                    if centered:
-                        grad_avg = state["grad_avg"]
-                        _ops.lerp_(grad_avg, grad, 1 - alpha)
-                        avg = _ops.addcmul_(square_avg.clone(), grad_avg, grad_avg, value=-1).sqrt_()
-                    else:
-                        avg = square_avg.sqrt()
-                    avg = avg.add_(group["eps"])
-                    if momentum > 0:
-                        buf = state["momentum_buffer"]
-                        _ops.addcdiv_(buf.mul_(momentum), grad, avg)
-                        p.add_(buf, alpha=-group["lr"])
-                    else:
-                        _ops.addcdiv_(p, grad, avg, value=-group["lr"])
-        return loss
+    def _update(self, group: dict[str, Any]) -> None:
+        alpha, momentum, centered = group["alpha"], group["momentum"], group["centered"]
+        for p, grad in self._params_with_grad(group):
+            state = self.state[p]
+            if len(state) == 0:
+                state["step"] = creation.tensor(0.0)
+                state["square_avg"] = creation.zeros_like(p)
+                if momentum > 0:
+                    state["momentum_buffer"] = creation.zeros_like(p)
+                if centered:
+                    state["grad_avg"] = creation.zeros_like(p)
+            state["step"].add_(1)
+            if group["weight_decay"] != 0:
+                grad = grad.add(p, alpha=group["weight_decay"])
+            square_avg = state["square_avg"]
+            _ops.addcmul_(square_avg.mul_(alpha), grad, grad, value=1 - alpha)
+            if centered:
+                grad_avg = state["grad_avg"]
+                _ops.lerp_(grad_avg, grad, 1 - alpha)
+                avg = _ops.addcmul_(square_avg.clone(), grad_avg, grad_avg, value=-1).sqrt_()
+            else:
+                avg = square_avg.sqrt()
+            avg = avg.add_(group["eps"])
+            if momentum > 0:
+                buf = state["momentum_buffer"]
+                _ops.addcdiv_(buf.mul_(momentum), grad, avg)
+                p.add_(buf, alpha=-group["lr"])
+            else:
+                _ops.addcdiv_(p, grad, avg, value=-group["lr"])

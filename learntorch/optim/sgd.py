@@ -11,9 +11,8 @@ For each parameter ``p`` with gradient ``g`` (PyTorch's algorithm, same order)::
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Optional
+from typing import Any, Iterable, Optional
 
-from ..autograd import grad_mode
 from .optimizer import Optimizer, _check, _how_options
 
 
@@ -31,29 +30,19 @@ class SGD(Optimizer):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
 
-    def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
-        loss = self._run_closure(closure)
-        with grad_mode.no_grad():
-            for group in self.param_groups:
-                # the group's settings, read once per group rather than once per parameter
-                lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
-                maximize, weight_decay = group["maximize"], group["weight_decay"]
-                for p in group["params"]:
-                    grad = p.grad
-                    if grad is None:
-                        continue
-                    if maximize:
-                        grad = -grad
-                    if weight_decay != 0:
-                        grad = grad.add(p, alpha=weight_decay)
-                    if momentum != 0:
-                        state = self.state[p]
-                        buf = state.get("momentum_buffer")
-                        if buf is None:
-                            buf = grad.clone().detach()
-                            state["momentum_buffer"] = buf
-                        else:
-                            buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-                        grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
-                    p.add_(grad, alpha=-lr)
-        return loss
+    def _update(self, group: dict[str, Any]) -> None:
+        # the group's settings, read once per group rather than once per parameter
+        lr, momentum, dampening, weight_decay = group["lr"], group["momentum"], group["dampening"], group["weight_decay"]
+        for p, grad in self._params_with_grad(group):
+            if weight_decay != 0:
+                grad = grad.add(p, alpha=weight_decay)
+            if momentum != 0:
+                state = self.state[p]
+                buf = state.get("momentum_buffer")
+                if buf is None:
+                    buf = grad.clone().detach()
+                    state["momentum_buffer"] = buf
+                else:
+                    buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+                grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+            p.add_(grad, alpha=-lr)

@@ -74,6 +74,25 @@ def test_fmod_and_hypot_gradients(torch_oracle, other):
     check_both(run, torch_oracle)
 
 
+@pytest.mark.parametrize("other", ["tensor", "number"])
+def test_remainder_has_pytorchs_gradient_and_node(torch_oracle, other):
+    """d/da = 1, d/db = -floor(a / b); RemainderBackward1 (tensor) or RemainderBackward0 (number)."""
+    def run(T):
+        a = T.tensor(X.astype(np.float64), requires_grad=True)
+        b = T.tensor(Y.astype(np.float64) + 3.0, requires_grad=True)
+        out = T.remainder(a, b if other == "tensor" else 1.75)
+        (out * out).sum().backward()
+        return out, a.grad, b.grad if other == "tensor" else T.zeros(())
+    from conftest import check_both
+    check_both(run, torch_oracle)
+    a = lt.tensor([5.5, -3.2], requires_grad=True)
+    assert (a % lt.tensor([2.0, 2.5])).grad_fn.name() == torch_oracle.remainder(
+        torch_oracle.tensor([5.5, -3.2], requires_grad=True), torch_oracle.tensor([2.0, 2.5])).grad_fn.name()
+    assert (a % 2).grad_fn.name() == "RemainderBackward0"
+    assert lt.autograd.gradgradcheck(lambda t: lt.remainder(t, 1.7),
+                                     (lt.tensor([0.3, 2.2], dtype=lt.float64, requires_grad=True),))
+
+
 def test_hypot_of_integers_raises_as_in_torch(torch_oracle):
     with pytest.raises(NotImplementedError, match="hypot_cpu"):
         lt.hypot(lt.tensor([3, 4]), lt.tensor([4, 3]))
