@@ -22,6 +22,30 @@ from nbclient import NotebookClient
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
+def _machine_paths() -> list[tuple[str, str]]:
+    """Absolute paths that a traceback shows and that differ from machine to machine: this
+    checkout (shown relative to it) and the Python installation (shown as ``<python>``)."""
+    import sysconfig
+    found = [(str(ROOT) + "/", "")]
+    for key in ("purelib", "platlib", "stdlib"):
+        found.append((sysconfig.get_paths()[key] + "/", f"<python {key}>/"))
+    return sorted(set(found), key=lambda pair: -len(pair[0]))
+
+
+def _strip_machine_paths(nb: nbformat.NotebookNode) -> None:
+    """A stored traceback must read the same on every machine: no absolute path in it."""
+    paths = _machine_paths()
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                lines = []
+                for line in out.get("traceback", []):
+                    for old, new in paths:
+                        line = line.replace(old, new)
+                    lines.append(line)
+                out["traceback"] = lines
+
+
 def execute(path: pathlib.Path, timeout: int) -> float:
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
@@ -29,6 +53,7 @@ def execute(path: pathlib.Path, timeout: int) -> float:
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     for cell in nb.cells:  # nbclient's timing metadata differs on every run: keep the files stable
         cell.metadata.pop("execution", None)
+    _strip_machine_paths(nb)
     nbformat.write(nb, path)
     return time.perf_counter() - start
 
