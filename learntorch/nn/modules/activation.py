@@ -119,39 +119,40 @@ class CELU(ELU):
 
 
 class _NoOptions(Module):
-    """An activation whose only option is ``inplace``."""
+    """An activation whose only option is ``inplace``; ``_fn`` is its function (a reference,
+    so that "go to definition" leads from the layer to the op)."""
 
-    _fn: str = ""
+    _fn: staticmethod
 
     def __init__(self, inplace: bool = False) -> None:
         super().__init__()
         self.inplace = inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return getattr(A, self._fn)(input, inplace=self.inplace)
+        return self._fn(input, inplace=self.inplace)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
 
 
 class SELU(_NoOptions):
-    _fn = "selu"
+    _fn = staticmethod(A.selu)
 
 
 class SiLU(_NoOptions):
-    _fn = "silu"
+    _fn = staticmethod(A.silu)
 
 
 class Mish(_NoOptions):
-    _fn = "mish"
+    _fn = staticmethod(A.mish)
 
 
 class Hardsigmoid(_NoOptions):
-    _fn = "hardsigmoid"
+    _fn = staticmethod(A.hardsigmoid)
 
 
 class Hardswish(_NoOptions):
-    _fn = "hardswish"
+    _fn = staticmethod(A.hardswish)
 
 
 class Softplus(Module):
