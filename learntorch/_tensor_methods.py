@@ -34,10 +34,8 @@ def _inplace(self: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any)
     result = fn(self, *args, **kwargs)
     if result._dtype is not self._dtype:
         if result._dtype.category > self._dtype.category:
-            names = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int", "bool": "Bool",
-                     "float16": "Half", "uint8": "Byte", "int16": "Short", "int8": "Char"}
-            raise RuntimeError(f"result type {names[result._dtype.name]} can't be cast to the desired output "
-                               f"type {names[self._dtype.name]}")
+            raise RuntimeError(f"result type {dtypes.type_name(result._dtype)} can't be cast to the desired "
+                               f"output type {dtypes.type_name(self._dtype)}")
         result = Tensor._make(result._backend.xp.astype(result._data, self._backend.dtype(self._dtype)),
                               self._device) if result.grad_fn is None else result.to(self._dtype)
     if tuple(result.shape) != tuple(self.shape):
@@ -112,8 +110,8 @@ def _update_arrays(self: Tensor, other: Any, array_op: Callable, alpha: Any = 1,
     a, b = self._data, other._data
     if (type(a) is not np.ndarray or type(b) is not np.ndarray or self._dtype is not other._dtype
             or not self._dtype.is_floating_point or a.shape != b.shape or not a.flags.writeable
-            or 0 in a.strides):
-        return False
+            or 0 in a.strides or self._dtype.name == "bfloat16"):
+        return False  # (bfloat16: the general rule computes in float32 and rounds alpha as PyTorch does)
     array_op(a, b if alpha == 1 else b * alpha, out=a)
     self._version_counter[0] += 1
     return True

@@ -29,6 +29,7 @@ import warnings
 from typing import Any, Optional
 
 from .. import dtypes
+from ..autograd.bfloat16_compute import computes_in_float32
 from ..tensor import Tensor
 
 __all__ = ["scaled_dot_product_attention", "multi_head_attention_forward", "canonical_mask"]
@@ -64,6 +65,7 @@ def _check_attention_inputs(query: Tensor, key: Tensor, value: Tensor, attn_mask
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
 
 
+@computes_in_float32
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Optional[Tensor] = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: Optional[float] = None,
                                  enable_gqa: bool = False) -> Tensor:

@@ -13,6 +13,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import dtypes
+from ..autograd.bfloat16_compute import computes_in_float32
 from ..autograd.function import Function
 from ..device import device
 from ..backend import transfer
@@ -534,7 +535,11 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
 
 
 # ----------------------------------------------------------------------------- no gradient
-def _nondiff(x: Tensor, data: Any) -> Tensor:
+def _nondiff(x: Tensor, data: Any, dt: Optional[dtypes.dtype] = None) -> Tensor:
+    """A result without gradient; with ``dt``, in that dtype (NumPy hands back float32 for a
+    bfloat16 array and a Python number: computed in float32, rounded here, as PyTorch does)."""
+    if dt is not None and dtypes.from_any(data.dtype) is not dt:
+        data = x._backend.xp.astype(data, x._backend.dtype(dt))
     return new_result(data, x)
 
 
@@ -627,13 +632,15 @@ def trunc(input: Tensor) -> Tensor:
 
 
 def floor_divide(input: Tensor, other: Any) -> Tensor:
-    xa, xb, _ = binary_operands(input, other)
-    return _nondiff(input, xa // xb)
+    xa, xb, dt = binary_operands(input, other)
+    return _nondiff(input, xa // xb, dt)
 
 
 def remainder(input: Tensor, other: Any) -> Tensor:
-    xa, xb, _ = binary_operands(input, other)
-    return _nondiff(input, xa % xb)
+    xa, xb, dt = binary_operands(input, other)
+    if dt.name == "bfloat16" and isinstance(xb, float):  # PyTorch rounds the number to bfloat16 first
+        xb = input._backend.asarray(xb, dt)
+    return _nondiff(input, xa % xb, dt)
 
 
 _COMPARE = {"eq": "__eq__", "ne": "__ne__", "lt": "__lt__", "le": "__le__", "gt": "__gt__", "ge": "__ge__"}
@@ -762,6 +769,7 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:
     return Atan2.apply(input, other)
 
 
+@computes_in_float32
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     """``input + weight·(end - input)``: linear interpolation."""
     return input + weight * (end - input)
