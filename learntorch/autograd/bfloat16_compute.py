@@ -55,6 +55,22 @@ _NP_BFLOAT16 = bfloat16._np
 _ROUNDS_NUMBERS = frozenset({"AddBackward0", "SubBackward0", "RsubBackward1", "PowBackward0"})
 
 
+# What PyTorch cannot compute in bfloat16 at all: LAPACK's matrix decompositions have no 16-bit
+# types.  learntorch raises PyTorch's errors (by the backward's name of the operation refused).
+_NOT_IN_BFLOAT16 = {
+    "LinalgInvExBackward0": (RuntimeError, "linalg.inv: Low precision dtypes not supported. Got BFloat16"),
+    "LinalgSlogdetBackward0": (RuntimeError, "linalg.slogdet: Low precision dtypes not supported. Got BFloat16"),
+    "LinalgDetBackward0": (NotImplementedError, "\"lu_cpu\" not implemented for 'BFloat16'"),
+    "LinalgSolveExBackward0": (NotImplementedError, "\"lu_cpu\" not implemented for 'BFloat16'"),
+    "LinalgCholeskyExBackward0": (NotImplementedError, "\"cholesky_cpu\" not implemented for 'BFloat16'"),
+    "LinalgEighBackward0": (NotImplementedError, "\"linalg_eigh_cpu\" not implemented for 'BFloat16'"),
+    "LinalgSvdBackward0": (NotImplementedError, "\"linalg_svd_cpu\" not implemented for 'BFloat16'"),
+    "LinalgQrBackward0": (NotImplementedError, "\"geqrf_cpu\" not implemented for 'BFloat16'"),
+    "LinalgPinvBackward0": (RuntimeError, "linalg.pinv: expected a tensor of float, double, cfloat or cdouble "
+                                          "types, got BFloat16 (convert it with .float() first)"),
+}
+
+
 def has_bfloat16(args: tuple, kwargs: dict) -> bool:
     """Whether a bfloat16 tensor is among the arguments (the cheap first test, asked for every
     built-in call: nothing else here runs for float32 programs)."""
@@ -73,6 +89,9 @@ def stand_ins(cls_name: str, args: tuple, kwargs: dict, Tensor: type) -> Optiona
     the tensor it stands for) and, for the operations in ``_ROUNDS_NUMBERS``, every Python number
     rounded to bfloat16; or None when the call should run on the tensors as they are (see the
     module docstring, step 1)."""
+    refused = _NOT_IN_BFLOAT16.get(cls_name)
+    if refused is not None:
+        raise refused[0](refused[1])
     tensors = []
     for a in (*args, *kwargs.values()):
         if isinstance(a, Tensor):

@@ -240,8 +240,12 @@ class Function(metaclass=_FunctionMeta):
                 outputs = _forward(cls, ctx, args, kwargs)
             else:
                 f_args, f_kwargs, originals = swapped
-                outputs = _forward(cls, ctx, f_args, f_kwargs)
-                if bfloat16_compute.only_moved_data(ctx, outputs, originals):  # a view, a write: redo in place
+                try:
+                    outputs = _forward(cls, ctx, f_args, f_kwargs)
+                    redo = bfloat16_compute.only_moved_data(ctx, outputs, originals)  # a view, a write
+                except Exception:
+                    redo = True  # let the error come from the bfloat16 tensors: its message names their dtype
+                if redo:
                     ctx = cls._backward_cls() if record else _UnrecordedCtx()
                     ctx.needs_input_grad = needs
                     outputs = _forward(cls, ctx, args, kwargs)

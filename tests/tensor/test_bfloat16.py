@@ -251,6 +251,9 @@ def test_matmul_and_linear_layers(torch_oracle):
 
 def test_matmul_of_mixed_dtypes_is_refused_as_torch(torch_oracle):
     raises_both(lambda T: T.ones(2, 3, dtype=T.bfloat16) @ T.ones(3, 2), torch_oracle, match="same dtype")
+    # (an error while computing in float32 comes again from the bfloat16 tensors, naming their dtype)
+    raises_both(lambda T: T.ones(2, 3, dtype=T.bfloat16) @ T.ones(3, 2, dtype=T.int64), torch_oracle,
+                match="c10::BFloat16 != long int")
 
 
 FUNCTIONAL = {
@@ -296,6 +299,29 @@ def test_in_place_operations_and_views(torch_oracle):
         z.copy_(T.full((3, 4), 0.1))
         return [x, y, z, x.view(2, 6)[1], x.unsqueeze(0).expand(2, 3, 4).sum(0)]
     check_both(run, torch_oracle, **TOL)
+
+
+LAPACK = {
+    "inv": (lambda T, a: T.linalg.inv(a), "Low precision dtypes not supported"),
+    "slogdet": (lambda T, a: T.linalg.slogdet(a), "Low precision dtypes not supported"),
+    "det": (lambda T, a: T.linalg.det(a), "not implemented for 'BFloat16'"),
+    "solve": (lambda T, a: T.linalg.solve(a, a), "not implemented for 'BFloat16'"),
+    "cholesky": (lambda T, a: T.linalg.cholesky(a), "not implemented for 'BFloat16'"),
+    "eigh": (lambda T, a: T.linalg.eigh(a), "not implemented for 'BFloat16'"),
+    "eigvalsh": (lambda T, a: T.linalg.eigvalsh(a), "not implemented for 'BFloat16'"),
+    "svd": (lambda T, a: T.linalg.svd(a), "not implemented for 'BFloat16'"),
+    "svdvals": (lambda T, a: T.linalg.svdvals(a), "not implemented for 'BFloat16'"),
+    "qr": (lambda T, a: T.linalg.qr(a), "not implemented for 'BFloat16'"),
+    "pinv": (lambda T, a: T.linalg.pinv(a), "float, double, cfloat"),
+    "quantile": (lambda T, a: T.quantile(a, 0.5), "must be either float or double dtype"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LAPACK))
+def test_what_torch_cannot_compute_in_bfloat16_is_refused_alike(torch_oracle, name):
+    """PyTorch's matrix decompositions (LAPACK) have no bfloat16: the same error, by type and words."""
+    fn, words = LAPACK[name]
+    raises_both(lambda T: fn(T, (T.eye(3) * 2 + 0.1).to(T.bfloat16)), torch_oracle, match=words)
 
 
 # ----------------------------------------------------------------------------- autograd
@@ -399,6 +425,31 @@ def test_the_same_numbers_as_a_torch_state_dict(torch_oracle):
     expected = t_model(torch_oracle.from_numpy(x).bfloat16())
     actual = l_model(lt.from_numpy(x).bfloat16())
     assert_same(actual, expected, **TOL)
+
+
+def test_layers_in_bfloat16_with_torchs_weights(torch_oracle):
+    """A transformer layer, a small conv net and an LSTM, converted with ``.bfloat16()`` after loading
+    torch's weights: outputs and gradients within bfloat16's tolerance of their scale."""
+    def build(T):
+        T.manual_seed(0)
+        return [T.nn.TransformerEncoderLayer(16, 2, dim_feedforward=32, dropout=0.0, batch_first=True),
+                T.nn.Sequential(T.nn.Conv2d(3, 4, 3, padding=1), T.nn.BatchNorm2d(4), T.nn.ReLU(),
+                                T.nn.MaxPool2d(2), T.nn.Flatten(), T.nn.Linear(64, 5)),
+                T.nn.LSTM(16, 8, batch_first=True)]
+    t_layers, l_layers = build(torch_oracle), build(lt)
+    for t_layer, l_layer in zip(t_layers, l_layers):
+        l_layer.load_state_dict({k: lt.tensor(v.numpy()) for k, v in t_layer.state_dict().items()})
+
+    def run(T):
+        enc, conv, lstm = [m.bfloat16() for m in (t_layers if T is torch_oracle else l_layers)]
+        x = _data(T, 2, 5, 16).requires_grad_()
+        img, w = _data(T, 2, 3, 8, 8, seed=1), _data(T, 2, 5, 16, seed=2)
+        outs = [enc(x), conv(img), lstm(x)[0]]
+        loss = (outs[0] * w).sum() + outs[1].sum() + (outs[2] * w[..., :8]).sum()
+        loss.backward()
+        return outs + [x.grad, conv[0].weight.grad, enc.linear1.weight.grad, lstm.weight_hh_l0.grad,
+                       [p.dtype for p in enc.parameters()]]
+    check_in_scale(run, torch_oracle)
 
 
 # ----------------------------------------------------------------------------- the GPU
