@@ -13,8 +13,11 @@ no operation has to know about bfloat16:
    bfloat16 (``bf16 + int`` yes; ``bf16 + float32`` is float32 anyway; an
    explicit ``dtype=`` argument, as in ``x.to(torch.float32)``, is obeyed as it
    is).  Each bfloat16 input is then replaced by a float32 copy, its *stand-in*
-   (exact: every bfloat16 number is a float32 number);
-2. ``forward`` runs on the stand-ins, in float32;
+   (exact: every bfloat16 number is a float32 number).  It also raises
+   PyTorch's error for what PyTorch cannot do in bfloat16 (``_NOT_IN_BFLOAT16``)
+   and rounds the Python numbers that PyTorch rounds (``_ROUNDS_NUMBERS``);
+2. ``forward`` runs on the stand-ins, in float32 (should it raise, it runs
+   again on the bfloat16 tensors, so that the error names their dtype);
 3. :func:`finish` rounds the float results to bfloat16 (round to nearest, ties
    to even), and puts the *original* tensors back where ``forward`` saved the
    stand-ins for backward, so that in-place checks and double backward see the
