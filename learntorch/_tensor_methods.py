@@ -16,7 +16,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from . import creation, dtypes, random
+from . import creation, random
 from . import linalg as linalg_api
 from .autograd import engine, grad_mode
 from .ops import (arrange, indexing, linalg_decomp, matmul, pointwise, reduction, scatter, shape, softmax, sorting,
@@ -55,8 +55,8 @@ def _update_arrays(self: Tensor, other: Any, array_op: Callable, alpha: Any = 1,
     a, b = self._data, other._data
     if (type(a) is not np.ndarray or type(b) is not np.ndarray or self._dtype is not other._dtype
             or not self._dtype.is_floating_point or a.shape != b.shape or not a.flags.writeable
-            or 0 in a.strides):
-        return False
+            or 0 in a.strides or self._dtype.name == "bfloat16"):
+        return False  # (bfloat16: the general rule computes in float32 and rounds alpha as PyTorch does)
     array_op(a, b if alpha == 1 else b * alpha, out=a)
     self._version_counter[0] += 1
     return True

@@ -31,6 +31,7 @@ import numpy as np
 
 from . import cuda, device_memory
 from .device import device
+from .dtype_bfloat16 import BFLOAT16_CPU_ONLY
 
 __all__ = ["Backend", "for_device", "transfer", "to_numpy"]
 
@@ -55,9 +56,11 @@ class Backend:
         """The backend's dtype object for a learntorch dtype."""
         try:
             return getattr(self.xp, d.name)
-        except AttributeError:  # the stand-in (the array API standard) has no float16; CuPy has
-            if d.name == "bfloat16":
-                d._np  # raises learntorch's "no bfloat16" TypeError (dtype_bfloat16.py)
+        except AttributeError:
+            if self.is_numpy:
+                return d._np  # bfloat16: ml_dtypes' type, which NumPy's standard namespace does not name
+            if d.name == "bfloat16":  # CuPy and the stand-in have no bfloat16 (dtype_bfloat16.py)
+                raise TypeError(BFLOAT16_CPU_ONLY) from None
             raise TypeError(f"learntorch's CUDA stand-in (array-api-strict) has no {d.name}; CuPy on a real GPU "
                             f"has. Use float32 on the stand-in.") from None
 
@@ -150,6 +153,8 @@ def transfer(array: Any, src: device, dst: device) -> Any:
         return array
     host = to_numpy(array)
     target = for_device(dst)
+    if not target.is_numpy and host.dtype.name == "bfloat16":
+        raise TypeError(BFLOAT16_CPU_ONLY)
     if target.is_numpy:
         return np.array(host, copy=True) if host is array else host
     if target.name == "cupy":

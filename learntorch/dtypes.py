@@ -63,7 +63,8 @@ half, float, double = float16, float32, float64  # noqa: A001
 short, int, long = int16, int32, int64  # noqa: A001
 
 ALL = (float16, float32, float64, int8, int16, int32, int64, uint8, bool)
-_BY_NP = {d._np: d for d in ALL}
+_BY_NP = {d._np: d for d in ALL}  # every array dtype a tensor can hold (dtype_bfloat16.py adds bfloat16)
+_FROM_NUMPY = dict(_BY_NP)  # the NumPy arrays torch.from_numpy accepts: PyTorch refuses ml_dtypes' bfloat16
 _BY_NAME = {d.name: d for d in ALL}
 # PyTorch's C++ scalar-type names, as its messages print them ("not implemented for 'Long'"):
 # written once, here, for every module that words such a message.
@@ -80,7 +81,7 @@ _default_float = float32
 def from_numpy_dtype(np_dtype: Any) -> dtype:
     """The learntorch dtype of a NumPy/CuPy dtype (TypeError for unsupported ones)."""
     try:
-        return _BY_NP[np.dtype(np_dtype)]
+        return _FROM_NUMPY[np.dtype(np_dtype)]
     except (KeyError, TypeError):
         kind = np.dtype(np_dtype).type  # named as PyTorch names it: numpy.str_, numpy.complex128
         raise TypeError(
@@ -125,8 +126,10 @@ def set_default_dtype(d: dtype) -> None:
 def promote_types(a: dtype, b: dtype) -> dtype:
     """PyTorch's ``promote_types``: the smallest dtype both values fit in.
 
-    Within a category NumPy's answer is PyTorch's; across categories the higher
-    category wins (int with float → that float), which is where NumPy differs.
+    Across categories the higher category wins (int with float → that float),
+    which is where NumPy differs.  Among floats the wider one wins, and the two
+    16-bit floats (float16, bfloat16) meet in float32; among ints NumPy's answer
+    is PyTorch's.
     """
     if a is b:
         return a
@@ -135,6 +138,10 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     if a.category == _INT and (a is uint8) != (b is uint8):
         other = b if a is uint8 else a  # uint8 with a signed int: PyTorch picks int16 at least
         return other if other.itemsize > 1 else int16
+    if a.category == _FLOAT and a.itemsize != b.itemsize:
+        return a if a.itemsize > b.itemsize else b  # the wider float holds both
+    if a.category == _FLOAT:
+        return float32  # float16 with bfloat16: neither holds the other (range vs digits), float32 holds both
     return _BY_NP[np.promote_types(a._np, b._np)]
 
 

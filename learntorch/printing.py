@@ -303,7 +303,7 @@ def format_tensor(
     """The repr of a tensor, exactly as PyTorch would print it.
 
     values:           the data, on the host, with its real NumPy dtype
-                      (float16/32/64, int8/16/32/64, uint8 or bool).
+                      (float16/32/64, bfloat16, int8/16/32/64, uint8 or bool).
     dtype_name:       the learntorch dtype's name, e.g. "float64"; printed as
                       ``dtype=torch.float64`` when the dtype must be shown.
     is_default_dtype: for floating tensors, whether the dtype is the default
@@ -318,6 +318,8 @@ def format_tensor(
                       its length.
     """
     values = np.asarray(values)
+    if values.dtype.name == "bfloat16":  # ml_dtypes' type (kind "V"): print its values, exact in float32
+        values = values.astype(np.float32)
     if values.dtype.kind not in "fiub":
         raise TypeError(f"can't print a tensor of NumPy dtype {values.dtype}")
     opts = PRINT_OPTS

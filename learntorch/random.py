@@ -118,6 +118,9 @@ assert _STATE_DTYPE.itemsize == _STATE_SIZE
 # randperm_cpu switches to a different algorithm from this n on.
 _RANDPERM_SMALL_N = (2**32 - 1) // 20
 
+# The 16-bit floats, which ATen's CPU random kernels draw as float32 and round.
+_REDUCED_FLOATS = ("float16", "bfloat16")
+
 # The C type names torch prints in its bounds-check messages.
 _C_NAMES = {
     "int8": "signed char", "int16": "short int", "int32": "int",
@@ -409,6 +412,12 @@ class Generator:
         element, two per float64, transformed as ``fma(x, high - low, low)``
         (GCC fuses ATen's ``x * (to - from) + from``)."""
         shape, dt = _shape(shape), _np_dtype(dtype)
+        if dt.name in _REDUCED_FLOATS:
+            # ATen draws float32 numbers and rounds them; one that rounds up to ``high`` becomes ``low``,
+            # so that the result stays in [low, high).
+            x = self.uniform(shape, np.float32, low, high).astype(dt)
+            x[x == np.array(high).astype(dt)] = np.array(low).astype(dt)
+            return x
         if dt not in (np.float32, np.float64):
             raise NotImplementedError(f'"check_uniform_bounds" not implemented for {dt}')
         low, high = float(low), float(high)
@@ -444,6 +453,8 @@ class Generator:
         (element j pairs with j+8), and, when 16 does not divide the size,
         draws 16 fresh uniforms for the last 16 elements and transforms those."""
         shape, dt = _shape(shape), _np_dtype(dtype)
+        if dt.name in _REDUCED_FLOATS:
+            return self._normal_reduced(shape, dt, mean, std)
         if dt not in (np.float32, np.float64):
             raise NotImplementedError(f'"normal_kernel_cpu" not implemented for {dt}')
         mean, std = float(mean), float(std)
@@ -468,6 +479,21 @@ class Generator:
         if n % 16:
             out = np.concatenate([out[: n - 16], tail.reshape(-1)])
         return out.reshape(shape)
+
+    def _normal_reduced(self, shape: tuple[int, ...], dt: np.dtype, mean: float, std: float) -> np.ndarray:
+        """``randn`` in float16 or bfloat16: float32 numbers, rounded.  Below 16 elements, and for a
+        multiple of 16, they are float32's own; otherwise ATen fills a float32 buffer padded to a
+        multiple of 16 (fewer draws than float32's fresh 16 for the end), transforms every block,
+        and the last 16 elements are the last block."""
+        n = math.prod(shape)
+        if n < 16 or n % 16 == 0:
+            return self.normal(shape, np.float32, mean, std).astype(dt)
+        if not float(std) >= 0.0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
+        blocks = -(-n // 16)
+        out = _box_muller16_f32(self._uniform01_f32(blocks * 16).reshape(blocks, 16), _f32(mean), _f32(std))
+        out = out.reshape(-1)
+        return np.concatenate([out[: n - 16], out[-16:]]).astype(dt).reshape(shape)
 
     def _normal_scalar(self, mean: float, std: float) -> float:
         """One ``normal_distribution<double>`` sample, using and refilling the

@@ -23,7 +23,8 @@ The file is a **zip archive** (open it with any zip tool and look) holding
   ``tensor`` (a reference into the ``tensors`` table);
 * ``tensors/<i>.npy`` — one NumPy ``.npy`` file per tensor, written with
   ``numpy.save(allow_pickle=False)`` and read back with
-  ``numpy.load(allow_pickle=False)``: raw numbers with a small text header.
+  ``numpy.load(allow_pickle=False)``: raw numbers with a small text header
+  (a bfloat16 tensor, a type ``.npy`` cannot name, as its bit patterns: uint16).
 
 What comes back:
 
@@ -166,10 +167,19 @@ def _unsupported(obj: Any, path: str) -> str:
     return f"learntorch.save cannot store an object of type '{name}' (at {path}): {hint}"
 
 
+def _file_dtype(dt: dtypes.dtype) -> np.dtype:
+    """The NumPy dtype a tensor of ``dt`` is written as.  The ``.npy`` format has no bfloat16
+    (it would write raw 2-byte records, ``V2``): a bfloat16 tensor is written as its bits, uint16,
+    and the manifest's ``"dtype": "bfloat16"`` says how to read them back."""
+    return np.dtype(np.uint16) if dt.name == "bfloat16" else np.dtype(dt._np)
+
+
 def _npy_bytes(t: Tensor) -> bytes:
     array = to_numpy(t.detach()._data)
     if not array.flags.c_contiguous:
         array = array.copy(order="C")  # a view is saved as a compact copy of its own elements
+    if array.dtype != _file_dtype(t.dtype):
+        array = array.view(_file_dtype(t.dtype))  # bfloat16: the same bytes, as uint16
     buf = io.BytesIO()
     np.save(buf, array, allow_pickle=False)
     return buf.getvalue()
@@ -341,7 +351,7 @@ class _Reader:
             info = self.zf.getinfo(file)
         except KeyError:
             raise self.corrupt(f"the archive has no {file!r}, which the manifest lists") from None
-        expected_dtype = np.dtype(dt._np)
+        expected_dtype = _file_dtype(dt)
         try:
             with self.zf.open(info) as fh:
                 version = npy_format.read_magic(fh)
@@ -372,7 +382,7 @@ class _Reader:
             raise self.corrupt(f"{file} cannot be read ({e})") from None
         if not (array.flags.c_contiguous and array.flags.writeable):
             array = array.copy(order="C")
-        return array
+        return array if array.dtype == dt._np else array.view(dt._np)  # bfloat16: its bits, read back
 
     def target_device(self, saved: str, index: int) -> Device:
         """Where a tensor saved from device ``saved`` goes (``map_location`` a str, device or dict)."""

@@ -379,6 +379,8 @@ class Tensor:
         As in PyTorch, each call hands out a *new* array object viewing that memory
         (``x.numpy() is x.numpy()`` is False, ``np.shares_memory`` is True): reshaping
         the returned array then cannot change the tensor's own shape."""
+        if self._dtype.name == "bfloat16":  # NumPy has no bfloat16 of its own; PyTorch refuses (x.float().numpy())
+            raise TypeError("Got unsupported ScalarType BFloat16")
         if force:
             return to_numpy(self._data).copy() if self._device.type != "cpu" else self._data
         if self._requires_grad:
@@ -427,6 +429,9 @@ class Tensor:
 
     def half(self) -> "Tensor":
         return self.to(dtypes.float16)
+
+    def bfloat16(self) -> "Tensor":
+        return self.to(dtypes.bfloat16)  # registered by dtype_bfloat16.py, which backend.py imports
 
     def long(self) -> "Tensor":
         return self.to(dtypes.int64)

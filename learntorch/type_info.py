@@ -2,12 +2,14 @@
 
 ``finfo(torch.float32).eps`` (the gap between 1 and the next float, ≈1.19e-7) is what
 tolerances and "add a small epsilon" tricks are sized by; ``max``/``min``/``tiny``
-bound what the type can hold.  The numbers come from NumPy, whose types these are.
+bound what the type can hold.  The numbers come from NumPy, whose types these are (bfloat16's
+from ``ml_dtypes``, which adds that type to NumPy).
 """
 from __future__ import annotations
 
 from typing import Any, Optional
 
+import ml_dtypes
 import numpy as np
 
 from . import dtypes
@@ -23,7 +25,7 @@ class finfo:
         if not d.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")
-        info = np.finfo(d._np)
+        info = ml_dtypes.finfo(d._np)  # NumPy's finfo, extended to bfloat16 (which NumPy lacks)
         self.bits: int = info.bits
         self.eps: float = float(info.eps)
         self.max: float = float(info.max)

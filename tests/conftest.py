@@ -188,11 +188,13 @@ def _is_torch_tensor(x: Any) -> bool:
 
 # ----------------------------------------------------------------------------- crossing the border
 def to_numpy(x: Any) -> np.ndarray:
-    """A NumPy copy of a learntorch or torch tensor (detached, on the host)."""
-    if isinstance(x, lt.Tensor):
-        return np.array(x.detach().cpu().numpy(), copy=True)
-    if _is_torch_tensor(x):
-        return x.detach().cpu().numpy().copy()
+    """A NumPy copy of a learntorch or torch tensor (detached, on the host).  A bfloat16 tensor,
+    which both refuse to hand to NumPy, comes as float32 (every bfloat16 is a float32: exact)."""
+    if isinstance(x, lt.Tensor) or _is_torch_tensor(x):
+        x = x.detach().cpu()
+        if str(x.dtype) == "torch.bfloat16":
+            x = x.float()
+        return np.array(x.numpy(), copy=True)
     return np.asarray(x)
 
 
@@ -245,7 +247,7 @@ def assert_same(actual: Any, expected: Any, *, rtol: float | None = RTOL, atol: 
         if exact or not np.issubdtype(e.dtype, np.floating):
             np.testing.assert_array_equal(a, e, err_msg=path)
         else:
-            d_rtol, d_atol = default_tolerances(a.dtype, e.dtype)
+            d_rtol, d_atol = default_tolerances(actual.dtype, expected.dtype)  # (bfloat16 arrives as float32)
             np.testing.assert_allclose(a, e, rtol=d_rtol if rtol is None else rtol,
                                        atol=d_atol if atol is None else atol, equal_nan=True, err_msg=path)
         return

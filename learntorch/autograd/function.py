@@ -22,7 +22,7 @@ import functools
 import inspect
 from typing import Any
 
-from . import anomaly_mode, grad_mode
+from . import anomaly_mode, bfloat16_compute, grad_mode
 from .node import _FREED_MESSAGE, Node, SavedTensor
 from .saved_attributes import saved_attribute
 from ..tensor import Tensor
@@ -83,6 +83,7 @@ class BackwardFunction(Node, FunctionCtx):
     _validate = True  # check what a user's backward returns (built-ins are trusted)
     _arg_is_edge: tuple = ()  # set by _link: which forward arguments have an edge
     _output_meta: tuple = ()  # set by _link: (shape, dtype, device) of each output
+    _bfloat16_args: tuple = ()  # set by bfloat16_compute.finish: which arguments were bfloat16
 
     def apply(self, grad_outputs: list) -> list:
         if self._freed:
@@ -92,6 +93,8 @@ class BackwardFunction(Node, FunctionCtx):
         result = self._forward_cls.backward(self, *grad_outputs)
         if not isinstance(result, tuple):
             result = (result,)
+        if self._bfloat16_args:  # forward computed in float32: bfloat16 inputs get bfloat16 gradients
+            result = bfloat16_compute.round_gradients(result, self._bfloat16_args)
         expected = len(self._arg_is_edge)
         if len(result) != expected:
             if len(result) > expected and all(r is None for r in result[expected:]):
@@ -224,11 +227,24 @@ class Function(metaclass=_FunctionMeta):
         ctx.needs_input_grad = needs
         state.enabled = False
         try:
-            if cls._uses_setup_context:
-                outputs = cls.forward(*args)
-                cls.setup_context(ctx, args, outputs)
+            swapped = None
+            if cls._backward_name is not None and bfloat16_compute.has_bfloat16(args, kwargs):
+                swapped = bfloat16_compute.stand_ins(cls._backward_name, args, kwargs, Tensor)  # in float32
+            if swapped is None:
+                outputs = _forward(cls, ctx, args, kwargs)
             else:
-                outputs = cls.forward(ctx, *args, **kwargs)
+                f_args, f_kwargs, originals = swapped
+                try:
+                    outputs = _forward(cls, ctx, f_args, f_kwargs)
+                    redo = bfloat16_compute.only_moved_data(ctx, outputs, originals)  # a view, a write
+                except Exception:
+                    redo = True  # let the error come from the bfloat16 tensors: its message names their dtype
+                if redo:
+                    ctx = cls._backward_cls() if record else _UnrecordedCtx()
+                    ctx.needs_input_grad = needs
+                    outputs = _forward(cls, ctx, args, kwargs)
+                else:
+                    outputs = bfloat16_compute.finish(ctx, outputs, args, kwargs, originals)
         finally:
             state.enabled = prev
         if isinstance(outputs, tuple) or outputs._base is not None:
@@ -244,6 +260,15 @@ class Function(metaclass=_FunctionMeta):
                 t._check_inplace()
             t._version_counter[0] += 1
         return outputs
+
+
+def _forward(cls: type, ctx: Any, args: tuple, kwargs: dict) -> Any:
+    """Run ``forward`` in either style: with ``ctx``, or without it and then ``setup_context``."""
+    if cls._uses_setup_context:
+        outputs = cls.forward(*args)
+        cls.setup_context(ctx, args, outputs)
+        return outputs
+    return cls.forward(ctx, *args, **kwargs)
 
 
 def _bind_defaults(forward: Any, args: tuple, kwargs: dict) -> tuple:

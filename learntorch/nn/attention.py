@@ -30,6 +30,7 @@ from typing import Any, Optional
 
 from .. import dtypes
 from ..autograd import grad_mode
+from ..autograd.bfloat16_compute import computes_in_float32
 from ..creation import ones, zeros, zeros_like
 from ..ops.dropout import dropout
 from ..ops.matmul import linear
@@ -70,6 +71,7 @@ def _check_attention_inputs(query: Tensor, key: Tensor, value: Tensor, attn_mask
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")
 
 
+@computes_in_float32
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Optional[Tensor] = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: Optional[float] = None,
                                  enable_gqa: bool = False) -> Tensor:

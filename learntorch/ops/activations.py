@@ -16,7 +16,6 @@ tensors under ``create_graph=True``, so these can be differentiated twice, as in
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Callable
 
 import numpy as np

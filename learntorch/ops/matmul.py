@@ -144,8 +144,8 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 
 
 def _cname(t: Tensor) -> str:
-    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int"}.get(t.dtype.name,
-                                                                                          t.dtype.name)
+    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16"}.get(t.dtype.name, t.dtype.name)
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:

@@ -13,6 +13,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import dtypes
+from ..autograd.bfloat16_compute import computes_in_float32
 from ..autograd.function import Function
 from ..device import device
 from ..arrays import for_device, transfer
@@ -539,7 +540,11 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
 
 
 # ----------------------------------------------------------------------------- no gradient
-def _nondiff(x: Tensor, data: Any) -> Tensor:
+def _nondiff(x: Tensor, data: Any, dt: Optional[dtypes.dtype] = None) -> Tensor:
+    """A result without gradient; with ``dt``, in that dtype (NumPy hands back float32 for a
+    bfloat16 array and a Python number: computed in float32, rounded here, as PyTorch does)."""
+    if dt is not None and dtypes.from_any(data.dtype) is not dt:
+        data = x._backend.xp.astype(data, x._backend.dtype(dt))
     return new_result(data, x)
 
 
@@ -632,8 +637,8 @@ def trunc(input: Tensor) -> Tensor:
 
 
 def floor_divide(input: Tensor, other: Any) -> Tensor:
-    xa, xb, _ = binary_operands(input, other)
-    return _nondiff(input, xa // xb)
+    xa, xb, dt = binary_operands(input, other)
+    return _nondiff(input, xa // xb, dt)
 
 
 def remainder(input: Tensor, other: Any) -> Tensor:
@@ -775,6 +780,7 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:
     return Atan2.apply(input, other)
 
 
+@computes_in_float32
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     """``input + weight·(end - input)``: linear interpolation."""
     return input + weight * (end - input)

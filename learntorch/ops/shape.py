@@ -8,7 +8,7 @@ squeezed, an expand's is summed over the expanded axes.
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Sequence
 
 from .. import dtypes
 from ..autograd import grad_mode

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from .. import dtypes
 from ..tensor import Tensor, _wrap_dim
 from .common import numpy_aliases
 from . import pointwise
@@ -55,6 +56,8 @@ def quantile(input: Tensor, q: Any, dim: Optional[int] = None, keepdim: bool = F
              interpolation: str = "linear") -> Tensor:
     """The ``q``-quantile(s) (``q`` in [0, 1]), interpolating linearly between neighbours."""
     import math
+    if input.dtype not in (dtypes.float32, dtypes.float64):  # PyTorch's rule (no float16, bfloat16, ints)
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if interpolation != "linear":
         raise NotImplementedError("learntorch's quantile implements interpolation='linear' only")
     qs = q.tolist() if isinstance(q, Tensor) else q

@@ -419,6 +419,10 @@ class Module:
     def half(self) -> "Module":
         return self.to(dtypes.float16)
 
+    def bfloat16(self) -> "Module":
+        from ... import dtypes
+        return self.to(dtypes.bfloat16)
+
     # ------------------------------------------------------------------ state dict
     def state_dict(self, *args: Any, destination: Optional[dict] = None, prefix: str = "",
                    keep_vars: bool = False) -> "OrderedDict[str, Tensor]":

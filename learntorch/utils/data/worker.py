@@ -44,7 +44,7 @@ import random
 import sys
 import traceback
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Iterator, Optional
 
 import numpy as np
 
