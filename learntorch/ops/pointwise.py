@@ -13,6 +13,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import dtypes
+from ..autograd import grad_mode
 from ..autograd.bfloat16_compute import computes_in_float32
 from ..autograd.function import Function
 from ..device import device
@@ -41,6 +42,30 @@ def _grad_for(grad: Tensor, meta: Optional[tuple]) -> Optional[Tensor]:
     return g if g._dtype is dt else g.to(dt)
 
 
+# A backward that records nothing (``loss.backward()``, the common case) computes on the
+# arrays; under ``create_graph=True`` (grad mode on during backward) the same formula runs as
+# tensor operations, so that it can be differentiated again.  The helpers below pick.
+def _scaled(grad: Tensor, k: Any) -> Tensor:
+    """``grad * k`` for a Python number ``k``."""
+    if grad_mode._state.enabled:
+        return grad * k
+    return new_result(grad._data * k, grad)
+
+
+def _times(grad: Tensor, t: Tensor) -> Tensor:
+    """``grad * t`` for a tensor ``t`` (broadcast, with PyTorch's type promotion)."""
+    if grad_mode._state.enabled:
+        return grad * t
+    xa, xb, _ = binary_operands(grad, t)
+    return new_result(xa * xb, grad)
+
+
+def _negated(grad: Tensor) -> Tensor:
+    if grad_mode._state.enabled:
+        return -grad
+    return new_result(-grad._data, grad)
+
+
 # ----------------------------------------------------------------------------- binary
 class Add(Function):
     _backward_name = "AddBackward0"
@@ -55,7 +80,7 @@ class Add(Function):
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
         ma, mb = ctx.metas
-        gb = grad if ctx.alpha == 1 else grad * ctx.alpha
+        gb = grad if ctx.alpha == 1 else _scaled(grad, ctx.alpha)
         return (_grad_for(grad, ma) if ctx.needs_input_grad[0] else None,
                 _grad_for(gb, mb) if ctx.needs_input_grad[1] else None)
 
@@ -77,7 +102,7 @@ class Sub(Function):
     def backward(ctx, grad: Tensor) -> tuple:
         ma, mb = ctx.metas
         return (_grad_for(grad, ma) if ctx.needs_input_grad[0] else None,
-                _grad_for(-grad * ctx.alpha, mb) if ctx.needs_input_grad[1] else None)
+                _grad_for(_scaled(grad, -ctx.alpha), mb) if ctx.needs_input_grad[1] else None)
 
 
 class Rsub(Function):
@@ -92,7 +117,7 @@ class Rsub(Function):
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
-        return _grad_for(-grad, ctx.meta), None
+        return _grad_for(_negated(grad), ctx.meta), None
 
 
 class Mul(Function):
@@ -115,10 +140,10 @@ class Mul(Function):
     def backward(ctx, grad: Tensor) -> tuple:
         ma, mb = ctx.metas
         if mb is None:
-            return _grad_for(grad * ctx.scalar, ma), None
+            return _grad_for(_scaled(grad, ctx.scalar), ma), None
         b, a = ctx.saved_tensors
-        return (_grad_for(grad * b, ma) if ctx.needs_input_grad[0] else None,
-                _grad_for(grad * a, mb) if ctx.needs_input_grad[1] else None)
+        return (_grad_for(_times(grad, b), ma) if ctx.needs_input_grad[0] else None,
+                _grad_for(_times(grad, a), mb) if ctx.needs_input_grad[1] else None)
 
 
 class Div(Function):
@@ -362,12 +387,30 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
 
 
 # ----------------------------------------------------------------------------- unary
+class _OnTensors:
+    """The functions that the derivatives below use, as differentiable tensor operations
+    (the array library has the same names: ``xp.cos``, ``xp.exp`` …)."""
+
+    cos = staticmethod(lambda x: cos(x))
+    sin = staticmethod(lambda x: sin(x))
+    sign = staticmethod(lambda x: sign(x))
+    exp = staticmethod(lambda x: exp(x))
+    sqrt = staticmethod(lambda x: sqrt(x))
+
+
+_ON_TENSORS = _OnTensors()
+
+
 def _unary(name: str, backward_name: str, forward_fn: Any, derivative: Any, save: str) -> type:
-    """Build a Function for ``y = f(x)`` with ``dy/dx`` given by ``derivative(x, y)``.
+    """Build a Function for ``y = f(x)`` with ``dy/dx`` given by ``derivative(m, v)``.
 
     ``save`` says which of input and result the derivative needs ("input",
     "result") — saving only that one is why ``exp`` survives an in-place change
     of its input but ``log`` does not, exactly as in PyTorch.
+
+    The derivative is written once, with Python's operators and the few functions
+    of ``m``: on the arrays (``m`` is the array library) when the backward records
+    nothing, on tensors (``m`` is :data:`_ON_TENSORS`) under ``create_graph=True``.
     """
     def forward(ctx, x: Tensor) -> Tensor:
         data = x._data
@@ -380,35 +423,38 @@ def _unary(name: str, backward_name: str, forward_fn: Any, derivative: Any, save
 
     def backward(ctx, grad: Tensor) -> Tensor:
         (saved,) = ctx.saved_tensors
-        return grad * derivative(saved)
+        if grad_mode._state.enabled:  # create_graph: differentiable
+            return grad * derivative(_ON_TENSORS, saved)
+        with np.errstate(all="ignore"):
+            return new_result(grad._data * derivative(saved._backend.xp, saved._data), grad)
 
     return type(name, (Function,), {"_backward_name": backward_name, "forward": staticmethod(forward),
                                     "backward": staticmethod(backward), "__module__": __name__})
 
 
-Exp = _unary("Exp", "ExpBackward0", lambda xp, a: xp.exp(a), lambda y: y, "result")
-Log = _unary("Log", "LogBackward0", lambda xp, a: xp.log(a), lambda x: 1 / x, "input")
-Sqrt = _unary("Sqrt", "SqrtBackward0", lambda xp, a: xp.sqrt(a), lambda y: 0.5 / y, "result")
-Sin = _unary("Sin", "SinBackward0", lambda xp, a: xp.sin(a), lambda x: x.cos(), "input")
-Cos = _unary("Cos", "CosBackward0", lambda xp, a: xp.cos(a), lambda x: -x.sin(), "input")
-Tanh = _unary("Tanh", "TanhBackward0", lambda xp, a: xp.tanh(a), lambda y: 1 - y * y, "result")
+Exp = _unary("Exp", "ExpBackward0", lambda xp, a: xp.exp(a), lambda m, y: y, "result")
+Log = _unary("Log", "LogBackward0", lambda xp, a: xp.log(a), lambda m, x: 1 / x, "input")
+Sqrt = _unary("Sqrt", "SqrtBackward0", lambda xp, a: xp.sqrt(a), lambda m, y: 0.5 / y, "result")
+Sin = _unary("Sin", "SinBackward0", lambda xp, a: xp.sin(a), lambda m, x: m.cos(x), "input")
+Cos = _unary("Cos", "CosBackward0", lambda xp, a: xp.cos(a), lambda m, x: -m.sin(x), "input")
+Tanh = _unary("Tanh", "TanhBackward0", lambda xp, a: xp.tanh(a), lambda m, y: 1 - y * y, "result")
 def _stable_sigmoid(xp: Any, a: Any) -> Any:
     """σ(a) without overflow: exp of a non-positive number never overflows."""
     e = xp.exp(-xp.abs(a))
     return xp.where(a >= 0, 1 / (1 + e), e / (1 + e))
 
 
-Sigmoid = _unary("Sigmoid", "SigmoidBackward0", _stable_sigmoid, lambda y: y * (1 - y), "result")
-Reciprocal = _unary("Reciprocal", "ReciprocalBackward0", lambda xp, a: 1 / a, lambda y: -y * y, "result")
-Rsqrt = _unary("Rsqrt", "RsqrtBackward0", lambda xp, a: 1 / xp.sqrt(a), lambda y: -0.5 * y * y * y, "result")
-Log1p = _unary("Log1p", "Log1PBackward0", lambda xp, a: xp.log1p(a), lambda x: 1 / (1 + x), "input")
-Expm1 = _unary("Expm1", "Expm1Backward0", lambda xp, a: xp.expm1(a), lambda y: y + 1, "result")
-Log2 = _unary("Log2", "Log2Backward0", lambda xp, a: xp.log2(a), lambda x: 1 / (x * 0.6931471805599453), "input")
-Log10 = _unary("Log10", "Log10Backward0", lambda xp, a: xp.log10(a), lambda x: 1 / (x * 2.302585092994046),
+Sigmoid = _unary("Sigmoid", "SigmoidBackward0", _stable_sigmoid, lambda m, y: y * (1 - y), "result")
+Reciprocal = _unary("Reciprocal", "ReciprocalBackward0", lambda xp, a: 1 / a, lambda m, y: -y * y, "result")
+Rsqrt = _unary("Rsqrt", "RsqrtBackward0", lambda xp, a: 1 / xp.sqrt(a), lambda m, y: -0.5 * y * y * y, "result")
+Log1p = _unary("Log1p", "Log1PBackward0", lambda xp, a: xp.log1p(a), lambda m, x: 1 / (1 + x), "input")
+Expm1 = _unary("Expm1", "Expm1Backward0", lambda xp, a: xp.expm1(a), lambda m, y: y + 1, "result")
+Log2 = _unary("Log2", "Log2Backward0", lambda xp, a: xp.log2(a), lambda m, x: 1 / (x * 0.6931471805599453), "input")
+Log10 = _unary("Log10", "Log10Backward0", lambda xp, a: xp.log10(a), lambda m, x: 1 / (x * 2.302585092994046),
                "input")
 Exp2 = _unary("Exp2", "Exp2Backward0", lambda xp, a: xp.pow(2.0, a) if hasattr(xp, "pow") else 2.0 ** a,
-              lambda y: y * 0.6931471805599453, "result")
-Abs = _unary("Abs", "AbsBackward0", lambda xp, a: xp.abs(a), lambda x: x.sign(), "input")
+              lambda m, y: y * 0.6931471805599453, "result")
+Abs = _unary("Abs", "AbsBackward0", lambda xp, a: xp.abs(a), lambda m, x: m.sign(x), "input")
 class ThresholdBackward(Function):
     """ReLU's backward as an operation of its own (PyTorch's ``threshold_backward``): the gradient
     where the output is positive, +0 elsewhere.  Recorded, so ``create_graph=True`` can
@@ -472,7 +518,7 @@ class Neg(Function):
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> Tensor:
-        return -grad
+        return _negated(grad)
 
 
 class Clamp(Function):
@@ -746,12 +792,12 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
 # ---------------------------------------------------------------------------- more trigonometry
 # d tan = 1 + tan², d asin = 1/√(1-x²), d acos = -1/√(1-x²), d atan = 1/(1+x²),
 # d sinh = cosh, d cosh = sinh (written with exp, which is already differentiable).
-Tan = _unary("Tan", "TanBackward0", lambda xp, a: xp.tan(a), lambda y: 1 + y * y, "result")
-Asin = _unary("Asin", "AsinBackward0", lambda xp, a: xp.arcsin(a), lambda x: (1 - x * x).rsqrt(), "input")
-Acos = _unary("Acos", "AcosBackward0", lambda xp, a: xp.arccos(a), lambda x: -(1 - x * x).rsqrt(), "input")
-Atan = _unary("Atan", "AtanBackward0", lambda xp, a: xp.arctan(a), lambda x: 1 / (1 + x * x), "input")
-Sinh = _unary("Sinh", "SinhBackward0", lambda xp, a: xp.sinh(a), lambda x: (x.exp() + (-x).exp()) / 2, "input")
-Cosh = _unary("Cosh", "CoshBackward0", lambda xp, a: xp.cosh(a), lambda x: (x.exp() - (-x).exp()) / 2, "input")
+Tan = _unary("Tan", "TanBackward0", lambda xp, a: xp.tan(a), lambda m, y: 1 + y * y, "result")
+Asin = _unary("Asin", "AsinBackward0", lambda xp, a: xp.arcsin(a), lambda m, x: 1 / m.sqrt(1 - x * x), "input")
+Acos = _unary("Acos", "AcosBackward0", lambda xp, a: xp.arccos(a), lambda m, x: -1 / m.sqrt(1 - x * x), "input")
+Atan = _unary("Atan", "AtanBackward0", lambda xp, a: xp.arctan(a), lambda m, x: 1 / (1 + x * x), "input")
+Sinh = _unary("Sinh", "SinhBackward0", lambda xp, a: xp.sinh(a), lambda m, x: (m.exp(x) + m.exp(-x)) / 2, "input")
+Cosh = _unary("Cosh", "CoshBackward0", lambda xp, a: xp.cosh(a), lambda m, x: (m.exp(x) - m.exp(-x)) / 2, "input")
 tan, asin, acos, atan, sinh, cosh = (_make_unary_function(c) for c in (Tan, Asin, Acos, Atan, Sinh, Cosh))
 arcsin, arccos, arctan = asin, acos, atan
 __all__ += ["tan", "asin", "acos", "atan", "sinh", "cosh"]
