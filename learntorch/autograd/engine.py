@@ -212,6 +212,9 @@ def _add_to_buffer(buffers: dict, node: Node, nr: int, grad: "Tensor", task: Gra
     if old is None:
         task.deliver(grad)
         buf[nr] = grad
+    elif (not task.create_graph and old._data.shape == grad._data.shape and old._dtype is grad._dtype
+          and old._device == grad._device):
+        buf[nr] = Tensor._make(old._data + grad._data, old._device)  # nothing to record: add the arrays
     else:
         buf[nr] = old + grad
 

@@ -412,12 +412,17 @@ def _unary(name: str, backward_name: str, forward_fn: Any, derivative: Any, save
     of ``m``: on the arrays (``m`` is the array library) when the backward records
     nothing, on tensors (``m`` is :data:`_ON_TENSORS`) under ``create_graph=True``.
     """
+    quiet = name in ("Tanh", "Sigmoid", "Abs")
+
     def forward(ctx, x: Tensor) -> Tensor:
         data = x._data
         if not x._dtype.is_floating_point and name not in ("Abs", "Neg", "Relu", "Sign"):
             data = x._backend.xp.astype(data, x._backend.dtype(dtypes.get_default_dtype()))
-        with np.errstate(all="ignore"):  # log(0), sqrt(-1), exp(1000): inf/nan without NumPy's warning
+        if quiet:  # tanh, sigmoid, abs cannot raise a floating-point warning: skip the guard (1-2 µs)
             out = new_result(forward_fn(x._backend.xp, data), x)
+        else:
+            with np.errstate(all="ignore"):  # log(0), sqrt(-1), exp(1000): inf/nan without NumPy's warning
+                out = new_result(forward_fn(x._backend.xp, data), x)
         ctx.save_for_backward(x if save == "input" else out if save == "result" else None)
         return out
 
@@ -425,7 +430,9 @@ def _unary(name: str, backward_name: str, forward_fn: Any, derivative: Any, save
         (saved,) = ctx.saved_tensors
         if grad_mode._state.enabled:  # create_graph: differentiable
             return grad * derivative(_ON_TENSORS, saved)
-        with np.errstate(all="ignore"):
+        if quiet:
+            return new_result(grad._data * derivative(saved._backend.xp, saved._data), grad)
+        with np.errstate(all="ignore"):  # 1/x at 0, as in the forward
             return new_result(grad._data * derivative(saved._backend.xp, saved._data), grad)
 
     return type(name, (Function,), {"_backward_name": backward_name, "forward": staticmethod(forward),
