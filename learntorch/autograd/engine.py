@@ -145,10 +145,13 @@ def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, r
     captured: list = [None] * len(input_edges)
     previous_task = _local.task
     _local.task = task
-    previous_mode = grad_mode._state.enabled
-    # Loop invariants, looked up once: this loop runs once per node of every backward pass,
-    # so its own bookkeeping is a visible share of a small model's step.
+    # Grad mode during the pass is ``create_graph``, for hooks and nodes alike (as in PyTorch's
+    # engine), set once here.  Loop invariants are looked up once too: this loop runs once per
+    # node of every backward pass, so its own bookkeeping is a visible share of a small model's step.
     state, anomaly = grad_mode._state, anomaly_mode._mode
+    previous_mode = state.enabled
+    state.enabled = create_graph
+    delivered = task._delivered
     try:
         while ready:
             _, _, node = heapq.heappop(ready)
@@ -168,7 +171,6 @@ def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, r
                     result = fn(tuple(grads))
                     if result is not None:
                         grads = list(result)
-            state.enabled = create_graph
             try:
                 grad_inputs = node.apply(grads)
                 if anomaly["enabled"] and anomaly["check_nan"]:
@@ -177,8 +179,6 @@ def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, r
                 if anomaly["enabled"]:
                     anomaly_mode.report_failure(node)
                 raise
-            finally:
-                state.enabled = previous_mode
             if node._post_hooks:
                 for fn in list(node._post_hooks.values()):
                     result = fn(tuple(grad_inputs), tuple(grads))
@@ -190,15 +190,21 @@ def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, r
                 left = deps.get(nxt)  # None: no edge (nxt is None) or a node this pass skips
                 if left is None:
                     continue
+                buf = buffers.get(nxt)
+                if buf is None:
+                    buf = buffers[nxt] = [None] * nxt._num_outputs
                 if g is not None:
-                    _add_to_buffer(buffers, nxt, nr, g, task)
-                elif nxt not in buffers:
-                    buffers[nxt] = [None] * nxt._num_outputs
+                    if buf[nr] is None and id(g) not in delivered:  # the common case, inline
+                        delivered[id(g)] = g
+                        buf[nr] = g
+                    else:
+                        _add_to_buffer(buffers, nxt, nr, g, task)
                 deps[nxt] = left - 1
                 if left == 1:
                     heapq.heappush(ready, (-nxt._seq_nr, tie, nxt))
                     tie += 1
     finally:
+        state.enabled = previous_mode
         _local.task = previous_task
     return captured if inputs is not None else None
 

@@ -21,6 +21,7 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..tensor import Tensor
 from . import pointwise
+from .shape import cat
 
 __all__ = ["ArrayMath", "TensorMath", "array_math", "math_for", "differentiable_backward"]
 
@@ -35,6 +36,9 @@ class ArrayMath:
 
     def minimum(self, a: Any, bound: float) -> Any:
         return self.xp.minimum(a, bound)
+
+    def concat(self, arrays: list, axis: int) -> Any:
+        return self.xp.concat(arrays, axis=axis)
 
     def clip(self, a: Any, lo: float, hi: float) -> Any:
         return self.xp.clip(a, lo, hi)
@@ -73,6 +77,10 @@ class TensorMath:
 
     def minimum(self, a: Tensor, bound: float) -> Tensor:
         return pointwise.clamp(a, max=bound)
+
+    @staticmethod
+    def concat(tensors: list, axis: int) -> Tensor:
+        return cat(tensors, axis)
 
     def clip(self, a: Tensor, lo: float, hi: float) -> Tensor:
         return pointwise.clamp(a, lo, hi)

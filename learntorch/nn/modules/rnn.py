@@ -46,6 +46,7 @@ from typing import Any, Optional
 
 from ... import creation
 from ...autograd.grad_mode import no_grad
+from ...ops.rnn_cells import gru_cell, lstm_cell
 from ...ops.shape import cat, stack
 from ...tensor import Tensor
 from ..parameter import Parameter
@@ -79,23 +80,20 @@ class _RNNCellMath:
 
 
 class _GRUCellMath:
-    """PyTorch's GRU step (``aten/src/ATen/native/RNN.cpp``, GRUCell)."""
+    """PyTorch's GRU step (``aten/src/ATen/native/RNN.cpp``, GRUCell): the hidden part
+    ``W_hh h + b_hh`` here, the gates in one fused operation (``ops/rnn_cells.py``)."""
 
     @staticmethod
     def columns(proj: Tensor, hidden_size: int) -> tuple:
-        return proj.split([2 * hidden_size, hidden_size], 1)  # (r and z together, n)
+        return (proj,)  # the gates take the input part whole (blocks r, z, n)
 
     @staticmethod
     def step(gi: tuple, state: tuple, w_hh_t: Tensor, b_hh: Optional[Tensor], w_hr_t: Optional[Tensor]) -> tuple:
         h = state[0]
-        hidden = h.shape[-1]
         gh = h.matmul(w_hh_t)
         if b_hh is not None:
             gh = gh + b_hh
-        gh_rz, gh_n = gh.split([2 * hidden, hidden], 1)
-        r, z = (gi[0] + gh_rz).sigmoid().split([hidden, hidden], 1)
-        n = (gi[1] + gh_n * r).tanh()
-        return ((h - n) * z + n,)                  # = (1 - z) * n + z * h
+        return (gru_cell(gi[0], gh, h),)      # h' = (1 - z) * n + z * h
 
 
 class _LSTMCellMath:
@@ -108,15 +106,11 @@ class _LSTMCellMath:
     @staticmethod
     def step(gi: tuple, state: tuple, w_hh_t: Tensor, b_hh: Optional[Tensor], w_hr_t: Optional[Tensor]) -> tuple:
         h, c = state
-        hidden = c.shape[-1]
         gates = h.matmul(w_hh_t)
         if b_hh is not None:
             gates = gates + b_hh
         gates = gates + gi[0]
-        i_f, g, o = gates.split([2 * hidden, hidden, hidden], 1)
-        i, f = i_f.sigmoid().split([hidden, hidden], 1)
-        c = f * c + i * g.tanh()
-        h = o.sigmoid() * c.tanh()
+        h, c = lstm_cell(gates, c)            # c' = f * c + i * g,  h' = o * tanh(c')
         if w_hr_t is not None:
             h = h.matmul(w_hr_t)
         return (h, c)

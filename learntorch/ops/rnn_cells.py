@@ -1,0 +1,142 @@
+"""The gates of one GRU or LSTM step, fused into one operation each.
+
+Why fused: a recurrent layer runs its cell once per time step, per layer and per
+direction: 80 times for a 2-layer bidirectional GRU over 20 steps.  Written with
+tensor operations, a GRU step's gates are about ten small operations, each with
+its own node in the graph and its own Python overhead, which on small batches
+costs more than the arithmetic.  As one ``Function`` the gates cost one node:
+the forward computes them on the arrays, keeps what the backward needs, and the
+backward applies the chain rule by hand.  PyTorch has the same two kernels
+(``_thnn_fused_gru_cell``, ``_thnn_fused_lstm_cell``) and names their nodes as
+here.
+
+The matrix products ``W_hh h`` (and, for the whole sequence at once, ``W_ih x``)
+stay outside, in ``nn/modules/rnn.py``: they are ``addmm``-style operations that
+have their own backward.
+
+Both backwards can be differentiated again (``create_graph=True``): each formula
+is written once against a namespace ``m`` (``ops/formula.py``), and under grad mode
+the gates are recomputed from the saved inputs as tensor operations, so that the
+second derivative sees how they depend on the inputs.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..autograd import grad_mode
+from ..autograd.function import Function
+from ..tensor import Tensor
+from .common import new_result
+from .formula import TensorMath, array_math
+
+__all__ = ["gru_cell", "lstm_cell", "GruCell", "LstmCell"]
+
+
+def _gru_gates(m: Any, gi: Any, gh: Any, h: Any) -> tuple:
+    """r, z, n and the hidden part of n, from the input part ``gi`` and the hidden part ``gh``
+    (each (N, 3H), column blocks r, z, n) and the state ``h`` (arrays or tensors alike)."""
+    H = h.shape[-1]
+    r = m.sigmoid(gi[:, :H] + gh[:, :H])             # reset gate   (重置门)
+    z = m.sigmoid(gi[:, H:2 * H] + gh[:, H:2 * H])   # update gate  (更新门)
+    gh_n = gh[:, 2 * H:]
+    n = m.tanh(gi[:, 2 * H:] + gh_n * r)             # candidate
+    return r, z, n, gh_n
+
+
+class GruCell(Function):
+    """``h' = (h - n)·z + n`` with the gates of :func:`_gru_gates` (= (1 - z)·n + z·h).
+
+    Backward, with ``g`` the gradient of ``h'``:
+    ``∂h = g·z``, ``∂n = g·(1 - z)``, ``∂z = g·(h - n)``; through tanh and σ:
+    ``∂n_pre = ∂n·(1 - n²)``, ``∂z_pre = ∂z·z(1 - z)``, ``∂r_pre = ∂n_pre·gh_n·r(1 - r)``.
+    The input part receives ``[∂r_pre, ∂z_pre, ∂n_pre]``; the hidden part the same
+    but ``∂n_pre·r`` in the n block (r multiplies it in the forward)."""
+
+    _backward_name = "ThnnFusedGruCellBackward0"
+
+    @staticmethod
+    def forward(ctx, gi: Tensor, gh: Tensor, h: Tensor) -> Tensor:
+        m = array_math(h._backend.xp)
+        r, z, n, gh_n = _gru_gates(m, gi._data, gh._data, h._data)
+        ctx.save_for_backward(gi, gh, h)
+        ctx.gates = (r, z, n, gh_n)
+        return new_result((h._data - n) * z + n, h)
+
+    @staticmethod
+    def backward(ctx, g: Tensor) -> tuple:
+        gi, gh, h = ctx.saved_tensors
+        if grad_mode._state.enabled:  # create_graph: the gates again, as operations of the inputs
+            m = TensorMath(g)
+            r, z, n, gh_n = _gru_gates(m, gi, gh, h)
+            hv = h
+        else:
+            m = array_math(g._backend.xp)
+            r, z, n, gh_n = ctx.gates
+            g, hv = g._data, h._data
+        dn_pre = g * (1 - z) * (1 - n * n)
+        dz_pre = g * (hv - n) * z * (1 - z)
+        dr_pre = dn_pre * gh_n * r * (1 - r)
+        d_gi = m.concat([dr_pre, dz_pre, dn_pre], 1)
+        d_gh = m.concat([dr_pre, dz_pre, dn_pre * r], 1)
+        d_h = g * z
+        if not grad_mode._state.enabled:
+            d_gi, d_gh, d_h = new_result(d_gi, h), new_result(d_gh, h), new_result(d_h, h)
+        return d_gi, d_gh, d_h
+
+
+def _lstm_gates(m: Any, gates: Any, c: Any) -> tuple:
+    """i, f, g, o and tanh(c') from the summed gate inputs (N, 4H: blocks i, f, g, o) and ``c``."""
+    H = c.shape[-1]
+    i = m.sigmoid(gates[:, :H])            # input gate  (输入门)
+    f = m.sigmoid(gates[:, H:2 * H])       # forget gate (遗忘门)
+    g = m.tanh(gates[:, 2 * H:3 * H])      # candidate
+    o = m.sigmoid(gates[:, 3 * H:])        # output gate (输出门)
+    c_new = f * c + i * g
+    return i, f, g, o, c_new, m.tanh(c_new)
+
+
+class LstmCell(Function):
+    """``c' = f·c + i·g``, ``h' = o·tanh(c')``; returns ``(h', c')``.
+
+    Backward, with ``gh``, ``gc`` the gradients of ``h'`` and ``c'``:
+    ``∂c' = gc + gh·o·(1 - tanh²c')``, ``∂o = gh·tanh c'``, ``∂i = ∂c'·g``, ``∂f = ∂c'·c``,
+    ``∂g = ∂c'·i``, ``∂c = ∂c'·f``; then through σ (``s(1 - s)``) and tanh (``1 - t²``)."""
+
+    _backward_name = "ThnnFusedLstmCellBackward0"
+
+    @staticmethod
+    def forward(ctx, gates: Tensor, c: Tensor) -> tuple:
+        m = array_math(c._backend.xp)
+        i, f, g, o, c_new, tc = _lstm_gates(m, gates._data, c._data)
+        ctx.save_for_backward(gates, c)
+        ctx.gates = (i, f, g, o, tc)
+        return new_result(o * tc, c), new_result(c_new, c)
+
+    @staticmethod
+    def backward(ctx, gh: Tensor, gc: Tensor) -> tuple:
+        gates, c = ctx.saved_tensors
+        if grad_mode._state.enabled:  # create_graph: the gates again, as operations of the inputs
+            m = TensorMath(gh)
+            i, f, g, o, _, tc = _lstm_gates(m, gates, c)
+            cv = c
+        else:
+            m = array_math(gh._backend.xp)
+            i, f, g, o, tc = ctx.gates
+            gh, gc, cv = gh._data, gc._data, c._data
+        dc = gc + gh * o * (1 - tc * tc)
+        d_gates = m.concat([dc * g * i * (1 - i), dc * cv * f * (1 - f), dc * i * (1 - g * g),
+                            gh * tc * o * (1 - o)], 1)
+        d_c = dc * f
+        if not grad_mode._state.enabled:
+            d_gates, d_c = new_result(d_gates, c), new_result(d_c, c)
+        return d_gates, d_c
+
+
+def gru_cell(gi: Tensor, gh: Tensor, h: Tensor) -> Tensor:
+    """One GRU step's gates: the new hidden state from the input part, the hidden part and ``h``."""
+    return GruCell.apply(gi, gh, h)
+
+
+def lstm_cell(gates: Tensor, c: Tensor) -> tuple:
+    """One LSTM step's gates: ``(h', c')`` from the summed gate inputs and the cell state ``c``."""
+    return LstmCell.apply(gates, c)
