@@ -46,6 +46,7 @@ from typing import Any, Optional
 
 from ... import creation
 from ...autograd.grad_mode import no_grad
+from ...ops.matmul import addmm
 from ...ops.rnn_cells import gru_cell, lstm_cell
 from ...ops.shape import cat, stack
 from ...tensor import Tensor
@@ -90,9 +91,7 @@ class _GRUCellMath:
     @staticmethod
     def step(gi: tuple, state: tuple, w_hh_t: Tensor, b_hh: Optional[Tensor], w_hr_t: Optional[Tensor]) -> tuple:
         h = state[0]
-        gh = h.matmul(w_hh_t)
-        if b_hh is not None:
-            gh = gh + b_hh
+        gh = h.matmul(w_hh_t) if b_hh is None else addmm(b_hh, h, w_hh_t)  # W_hh h + b_hh
         return (gru_cell(gi[0], gh, h),)      # h' = (1 - z) * n + z * h
 
 
@@ -106,9 +105,7 @@ class _LSTMCellMath:
     @staticmethod
     def step(gi: tuple, state: tuple, w_hh_t: Tensor, b_hh: Optional[Tensor], w_hr_t: Optional[Tensor]) -> tuple:
         h, c = state
-        gates = h.matmul(w_hh_t)
-        if b_hh is not None:
-            gates = gates + b_hh
+        gates = h.matmul(w_hh_t) if b_hh is None else addmm(b_hh, h, w_hh_t)  # W_hh h + b_hh
         gates = gates + gi[0]
         h, c = lstm_cell(gates, c)            # c' = f * c + i * g,  h' = o * tanh(c')
         if w_hr_t is not None:
