@@ -44,6 +44,8 @@ class Matmul(Function):
     def backward(ctx, grad: Tensor) -> tuple:
         b, a = ctx.saved_tensors
         sa, sb = ctx.shapes
+        if not grad_mode._state.enabled and grad._backend.is_numpy:  # a plain backward: on the arrays
+            return _matmul_backward_arrays(ctx, grad, a, b)
         ga = gb = None
         # Treat 1-D operands as matrices, as the forward did, then undo.
         g = grad
@@ -64,12 +66,41 @@ class Matmul(Function):
         return ga, gb
 
 
+def _matmul_backward_arrays(ctx, grad: Tensor, a: Tensor, b: Tensor) -> tuple:
+    """Matmul's backward without recording (the common ``loss.backward()``): the same
+    formulas as above, on the NumPy arrays (``ga = g·bᵀ``, ``gb = aᵀ·g``, summed over
+    broadcast batch dimensions)."""
+    sa, sb = ctx.shapes
+    g = grad._data
+    if len(sa) == 1:
+        g = g[..., None, :]
+    if len(sb) == 1:
+        g = g[..., None]
+    ga = gb = None
+    if ctx.needs_input_grad[0]:
+        bm = b._data[..., None] if len(sb) == 1 else b._data
+        out = g @ bm.swapaxes(-1, -2)
+        ga = sum_to(new_result(out[..., 0, :] if len(sa) == 1 else out, grad), sa)
+    if ctx.needs_input_grad[1]:
+        am = a._data[..., None, :] if len(sa) == 1 else a._data
+        out = am.swapaxes(-1, -2) @ g
+        gb = sum_to(new_result(out[..., 0] if len(sb) == 1 else out, grad), sb)
+    return ga, gb
+
+
 class Mm(Matmul):
     _backward_name = "MmBackward0"
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
         b, a = ctx.saved_tensors
+        if not grad_mode._state.enabled:  # a plain backward: on the arrays, as Addmm's
+            g = grad._data
+            ga = new_result(g @ b._data.T, grad) if ctx.needs_input_grad[0] else None
+            gb = None
+            if ctx.needs_input_grad[1]:
+                gb = new_result((g.T @ a._data).T if ctx.mat2_transposed else a._data.T @ g, grad)
+            return ga, gb
         ga = grad.mm(b.t()) if ctx.needs_input_grad[0] else None
         gb = _mat2_grad(a, grad, ctx.mat2_transposed) if ctx.needs_input_grad[1] else None
         return ga, gb
