@@ -12,6 +12,7 @@ mode off (an optimizer's step) take a shortcut, :func:`_update_arrays`, with the
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -26,11 +27,16 @@ from .ops.inplace import fill_from_host, inplace
 from .tensor import Tensor
 
 _CAT = {0: "Bool", 1: "Long", 2: "Float"}
+# NumPy's overflow warnings in the in-place fast path: PyTorch gives inf silently (as ops/__init__.py)
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"learntorch\._tensor_methods")
 
 
 def _binary_inplace(op: Callable, array_op: Optional[Callable] = None) -> Callable:
+    takes_alpha = array_op in (np.add, np.subtract)  # mul_/div_ have no alpha: the general rule says so
+
     def method(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
-        if array_op is not None and _update_arrays(self, other, array_op, **kwargs):
+        if (array_op is not None and (takes_alpha or not kwargs)
+                and _update_arrays(self, other, array_op, **kwargs)):
             return self
         return inplace(self, op, other, **kwargs)
     method.__name__ = op.__name__ + "_"
@@ -38,26 +44,42 @@ def _binary_inplace(op: Callable, array_op: Optional[Callable] = None) -> Callab
 
 
 def _update_arrays(self: Tensor, other: Any, array_op: Callable, alpha: Any = 1, **unknown: Any) -> bool:
-    """The fast path of ``add_`` / ``sub_`` with grad mode off: ``self ± alpha·other``
+    """The fast path of ``add_``, ``sub_``, ``mul_``, ``div_`` with grad mode off: the result
     written straight into ``self``'s memory.  Returns False to leave the call to :func:`inplace`.
 
-    Why it exists: an optimizer's ``p.add_(g, alpha=-lr)`` and a manual
-    ``w -= lr * w.grad`` run once per parameter per step, under ``no_grad``.
+    Why it exists: an optimizer's ``p.add_(g, alpha=-lr)``, Adam's ``v.mul_(beta2)`` and a
+    manual ``w -= lr * w.grad`` run once per parameter per step, under ``no_grad``.
     Nothing can be recorded then, so the general rule's temporary result and its
     copy back into ``self`` only cost time (a whole extra pass over the weights,
     and a Function call).  It is taken only where the general rule would do the
-    same thing: NumPy arrays of one floating dtype and one shape, a writable,
-    non-expanded ``self``, a Python-number ``alpha``.  The numbers are the same
-    (``self + other·alpha``, in that order), and the version counter is bumped
-    as for any in-place change."""
-    if grad_mode._state.enabled or unknown or not isinstance(other, Tensor) or type(alpha) not in (int, float):
+    same thing: NumPy arrays of one floating dtype and one shape (or a Python
+    number, without ``alpha``), a writable, non-expanded ``self`` that is not an
+    inference tensor, a Python-number ``alpha``.  The numbers are the same
+    (``self + other·alpha``, in that order; a number meets float32 as float32, as in
+    PyTorch), and the version counter is bumped as for any in-place change."""
+    if grad_mode._state.enabled or unknown or type(alpha) not in (int, float) or self._inference:
         return False  # (an unknown keyword: the general rule raises PyTorch's error)
-    a, b = self._data, other._data
-    if (type(a) is not np.ndarray or type(b) is not np.ndarray or self._dtype is not other._dtype
-            or not self._dtype.is_floating_point or a.shape != b.shape or not a.flags.writeable
+    a = self._data
+    if (type(a) is not np.ndarray or not self._dtype.is_floating_point or not a.flags.writeable
             or 0 in a.strides or self._dtype.name == "bfloat16"):
         return False  # (bfloat16: the general rule computes in float32 and rounds alpha as PyTorch does)
-    array_op(a, b if alpha == 1 else b * alpha, out=a)
+    if type(other) in (int, float):
+        if alpha != 1:
+            return False
+        b = other
+    elif isinstance(other, Tensor):
+        b = other._data
+        if type(b) is not np.ndarray or self._dtype is not other._dtype or a.shape != b.shape:
+            return False
+        if alpha != 1:
+            b = b * alpha
+    else:
+        return False
+    if array_op is np.true_divide:
+        with np.errstate(divide="ignore", invalid="ignore"):  # x / 0 is inf or nan, silently, as in PyTorch
+            array_op(a, b, out=a)
+    else:
+        array_op(a, b, out=a)  # (an overflow's warning is filtered below, as in ops/)
     self._version_counter[0] += 1
     return True
 
@@ -319,7 +341,7 @@ _NEW_TENSORS = dict(
 
 _IN_PLACE = dict(
     add_=_binary_inplace(pointwise.add, np.add), sub_=_binary_inplace(pointwise.sub, np.subtract),
-    mul_=_binary_inplace(pointwise.mul), div_=_binary_inplace(pointwise.div),
+    mul_=_binary_inplace(pointwise.mul, np.multiply), div_=_binary_inplace(pointwise.div, np.true_divide),
     pow_=_binary_inplace(pointwise.pow), clamp_=_unary_inplace(pointwise.clamp),
     clip_=_unary_inplace(pointwise.clamp), neg_=_unary_inplace(pointwise.neg),
     exp_=_unary_inplace(pointwise.exp), log_=_unary_inplace(pointwise.log),
@@ -336,8 +358,8 @@ _IN_PLACE = dict(
 _OPERATORS = dict(
     __add__=pointwise.add, __radd__=pointwise.add, __iadd__=_binary_inplace(pointwise.add, np.add),
     __sub__=pointwise.sub, __rsub__=pointwise.rsub, __isub__=_binary_inplace(pointwise.sub, np.subtract),
-    __mul__=pointwise.mul, __rmul__=pointwise.mul, __imul__=_binary_inplace(pointwise.mul),
-    __truediv__=pointwise.div, __rtruediv__=pointwise.rdiv, __itruediv__=_binary_inplace(pointwise.div),
+    __mul__=pointwise.mul, __rmul__=pointwise.mul, __imul__=_binary_inplace(pointwise.mul, np.multiply),
+    __truediv__=pointwise.div, __rtruediv__=pointwise.rdiv, __itruediv__=_binary_inplace(pointwise.div, np.true_divide),
     __floordiv__=pointwise.floor_divide, __mod__=pointwise.remainder,
     __pow__=pointwise.pow, __rpow__=pointwise.rpow, __ipow__=_binary_inplace(pointwise.pow),
     __matmul__=matmul.matmul, __rmatmul__=lambda self, other: matmul.matmul(other, self),
