@@ -177,7 +177,10 @@ def _on_float(x: Tensor, fn: Any) -> Any:
 
 
 class Gelu(Function):
-    """``x·Φ(x)``, Φ the standard normal CDF (``approximate='tanh'``: Hendrycks & Gimpel's tanh form)."""
+    """``x·Φ(x)``, Φ the standard normal CDF (``approximate='tanh'``: Hendrycks & Gimpel's tanh form).
+
+    The backward needs Φ(x) again (``GELU'(x) = Φ(x) + x·φ(x)``); erf has no NumPy kernel and
+    is the costly part, so the forward keeps Φ(x) for a backward that records nothing."""
 
     _backward_name = "GeluBackward0"
 
@@ -185,11 +188,23 @@ class Gelu(Function):
     def forward(ctx, x: Tensor, approximate: str = "none") -> Tensor:
         ctx.save_for_backward(x)
         ctx.approximate = approximate
+        ctx.cdf = None
+        if approximate == "none" and x._dtype is not dtypes.float16:
+            xp = x._backend.xp
+            cdf = erf_array(xp, x._data * _SQRT1_2)
+            cdf += 1.0
+            cdf *= 0.5                                  # Φ(x) = (1 + erf(x/√2)) / 2
+            ctx.cdf = cdf
+            return new_result(cdf * x._data, x)
         return new_result(_on_float(x, lambda xp, a: _gelu_parts(xp, a, approximate, 0)), x)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
         (x,) = ctx.saved_tensors
+        if ctx.cdf is not None and not grad_mode._state.enabled:  # plain backward: on the arrays
+            xp, a = x._backend.xp, x._data
+            pdf = xp.exp(-0.5 * a * a) * _INV_SQRT_2PI
+            return new_result(grad._data * (ctx.cdf + a * pdf), grad), None
         return grad * GeluDerivative.apply(x, ctx.approximate), None
 
 
