@@ -230,8 +230,9 @@ class Function(metaclass=_FunctionMeta):
             swapped = None
             if cls._backward_name is not None and bfloat16_compute.has_bfloat16(args, kwargs):
                 swapped = bfloat16_compute.stand_ins(cls._backward_name, args, kwargs, Tensor)  # in float32
-            if swapped is None:
-                outputs = _forward(cls, ctx, args, kwargs)
+            if swapped is None:  # (the common case, without _forward's call)
+                outputs = (cls.forward(ctx, *args, **kwargs) if not cls._uses_setup_context
+                           else _forward(cls, ctx, args, kwargs))
             else:
                 f_args, f_kwargs, originals = swapped
                 try:

@@ -127,12 +127,12 @@ class Mul(Function):
     @staticmethod
     def forward(ctx, a: Tensor, b: Any) -> Tensor:
         xa, xb, _ = binary_operands(a, b)
-        ctx.metas = (_meta(a), _meta(b))
         if isinstance(b, Tensor):  # save only what the needed gradients use, as PyTorch does
+            ctx.metas = (_meta(a), _meta(b))
             ctx.save_for_backward(b if ctx.needs_input_grad[0] else None,
                                   a if ctx.needs_input_grad[1] else None)
-        else:
-            ctx.save_for_backward()
+        else:  # a Python number: nothing to save but the number
+            ctx.metas = (_meta(a), None)
             ctx.scalar = b
         return new_result(xa * xb, a)
 
