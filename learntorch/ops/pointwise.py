@@ -844,32 +844,41 @@ def frac(input: Tensor) -> Tensor:
     return input - trunc(input)
 
 
+def _division_remainder(ctx, a: Tensor, b: Any, kernel: Any) -> Tensor:
+    """The forward that ``fmod`` and ``remainder`` share: ``kernel(xp, a, b)``, with what the backward needs."""
+    xa, xb, _ = binary_operands(a, b)
+    ctx.metas = (_meta(a), _meta(b))
+    if isinstance(b, Tensor) and ctx.needs_input_grad[1]:
+        ctx.save_for_backward(a, b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return new_result(kernel(a._backend.xp, xa, xb), a)
+
+
+def _division_remainder_grads(ctx, grad: Tensor, rounded: Any) -> tuple:
+    """``a - q·b`` with the quotient ``q = rounded(a / b)``: ∂/∂a = 1, ∂/∂b = -q (PyTorch's formula;
+    the jumps have no derivative)."""
+    ma, mb = ctx.metas
+    gb = None
+    if mb is not None and ctx.needs_input_grad[1]:
+        a, b = ctx.saved_tensors
+        gb = _grad_for(-grad * rounded(a / b), mb)
+    return (_grad_for(grad, ma) if ctx.needs_input_grad[0] else None), gb
+
+
 class Fmod(Function):
-    """C's ``fmod``: ``a - trunc(a / b)·b``, computed exactly by the array library.
-    ∂/∂a = 1, ∂/∂b = -trunc(a / b) (PyTorch's formula; the jumps have no derivative)."""
+    """C's ``fmod``: ``a - trunc(a / b)·b``, computed exactly by the array library."""
 
     _backward_name = "FmodBackward1"
     _scalar_edges = True
 
     @staticmethod
     def forward(ctx, a: Tensor, b: Any) -> Tensor:
-        xa, xb, _ = binary_operands(a, b)
-        ctx.metas = (_meta(a), _meta(b))
-        if isinstance(b, Tensor) and ctx.needs_input_grad[1]:
-            ctx.save_for_backward(a, b)
-        xp = a._backend.xp
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = xp.fmod(xa, xb) if hasattr(xp, "fmod") else xa - xp.trunc(xa / xb) * xb
-        return new_result(out, a)
+        return _division_remainder(ctx, a, b, lambda xp, xa, xb: xp.fmod(xa, xb) if hasattr(xp, "fmod")
+                                   else xa - xp.trunc(xa / xb) * xb)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
-        ma, mb = ctx.metas
-        gb = None
-        if mb is not None and ctx.needs_input_grad[1]:
-            a, b = ctx.saved_tensors
-            gb = _grad_for(-grad * trunc(a / b), mb)
-        return (_grad_for(grad, ma) if ctx.needs_input_grad[0] else None), gb
+        return _division_remainder_grads(ctx, grad, trunc)
 
 
 class FmodScalar(Fmod):
@@ -884,29 +893,18 @@ def fmod(input: Tensor, other: Any) -> Tensor:
 
 
 class Remainder(Function):
-    """``a - floor(a / b)·b`` (Python's ``%``).  ∂/∂a = 1, ∂/∂b = -floor(a / b) (PyTorch's
-    formula; the jumps have no derivative)."""
+    """``a - floor(a / b)·b`` (Python's ``%``): the quotient rounded down, not towards zero."""
 
     _backward_name = "RemainderBackward1"
     _scalar_edges = True
 
     @staticmethod
     def forward(ctx, a: Tensor, b: Any) -> Tensor:
-        xa, xb, _ = binary_operands(a, b)
-        ctx.metas = (_meta(a), _meta(b))
-        if isinstance(b, Tensor) and ctx.needs_input_grad[1]:
-            ctx.save_for_backward(a, b)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return new_result(xa % xb, a)
+        return _division_remainder(ctx, a, b, lambda xp, xa, xb: xa % xb)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
-        ma, mb = ctx.metas
-        gb = None
-        if mb is not None and ctx.needs_input_grad[1]:
-            a, b = ctx.saved_tensors
-            gb = _grad_for(-grad * floor(a / b), mb)
-        return (_grad_for(grad, ma) if ctx.needs_input_grad[0] else None), gb
+        return _division_remainder_grads(ctx, grad, floor)
 
 
 class RemainderScalar(Remainder):
