@@ -96,7 +96,8 @@ def _lstm_gates(m: Any, gates: Any, c: Any) -> tuple:
 
 
 class LstmCell(Function):
-    """``c' = f·c + i·g``, ``h' = o·tanh(c')``; returns ``(h', c')``.
+    """``c' = f·c + i·g``, ``h' = o·tanh(c')`` with the gates of ``gi + gh`` (the input and the
+    hidden part, each (N, 4H)); returns ``(h', c')``.
 
     Backward, with ``gh``, ``gc`` the gradients of ``h'`` and ``c'``:
     ``∂c' = gc + gh·o·(1 - tanh²c')``, ``∂o = gh·tanh c'``, ``∂i = ∂c'·g``, ``∂f = ∂c'·c``,
@@ -105,19 +106,19 @@ class LstmCell(Function):
     _backward_name = "ThnnFusedLstmCellBackward0"
 
     @staticmethod
-    def forward(ctx, gates: Tensor, c: Tensor) -> tuple:
+    def forward(ctx, gi: Tensor, gh: Tensor, c: Tensor) -> tuple:
         m = array_math(c._backend.xp)
-        i, f, g, o, c_new, tc = _lstm_gates(m, gates._data, c._data)
-        ctx.save_for_backward(gates, c)
+        i, f, g, o, c_new, tc = _lstm_gates(m, gi._data + gh._data, c._data)
+        ctx.save_for_backward(gi, gh, c)
         ctx.gates = (i, f, g, o, tc)
         return new_result(o * tc, c), new_result(c_new, c)
 
     @staticmethod
     def backward(ctx, gh: Tensor, gc: Tensor) -> tuple:
-        gates, c = ctx.saved_tensors
+        gi, gh_in, c = ctx.saved_tensors
         if grad_mode._state.enabled:  # create_graph: the gates again, as operations of the inputs
             m = TensorMath(gh)
-            i, f, g, o, _, tc = _lstm_gates(m, gates, c)
+            i, f, g, o, _, tc = _lstm_gates(m, gi + gh_in, c)
             cv = c
         else:
             m = array_math(gh._backend.xp)
@@ -129,7 +130,7 @@ class LstmCell(Function):
         d_c = dc * f
         if not grad_mode._state.enabled:
             d_gates, d_c = new_result(d_gates, c), new_result(d_c, c)
-        return d_gates, d_c
+        return d_gates, d_gates, d_c  # gates = gi + gh: both parts get the same gradient
 
 
 def gru_cell(gi: Tensor, gh: Tensor, h: Tensor) -> Tensor:
@@ -137,6 +138,6 @@ def gru_cell(gi: Tensor, gh: Tensor, h: Tensor) -> Tensor:
     return GruCell.apply(gi, gh, h)
 
 
-def lstm_cell(gates: Tensor, c: Tensor) -> tuple:
-    """One LSTM step's gates: ``(h', c')`` from the summed gate inputs and the cell state ``c``."""
-    return LstmCell.apply(gates, c)
+def lstm_cell(gi: Tensor, gh: Tensor, c: Tensor) -> tuple:
+    """One LSTM step's gates: ``(h', c')`` from the input part, the hidden part and the cell state ``c``."""
+    return LstmCell.apply(gi, gh, c)

@@ -22,15 +22,16 @@ def test_gru_cell_derivatives(check):
 
 @pytest.mark.parametrize("check", [lt.autograd.gradcheck, lt.autograd.gradgradcheck])
 def test_lstm_cell_derivatives(check):
-    assert check(lstm_cell, (_t(3, 8), _t(3, 2)))
+    assert check(lstm_cell, (_t(3, 8), _t(3, 8), _t(3, 2)))
 
 
 def test_lstm_cell_with_one_output_unused():
     """The gradient of c' missing (only h' used): materialized as zeros, as for any Function."""
-    gates, c = _t(2, 8), _t(2, 2)
-    h, _ = lstm_cell(gates, c)
+    gi, gh, c = _t(2, 8), _t(2, 8), _t(2, 2)
+    h, _ = lstm_cell(gi, gh, c)
     h.sum().backward()
-    assert gates.grad is not None and c.grad is not None
+    assert gi.grad is not None and c.grad is not None
+    lt.testing.assert_close(gi.grad, gh.grad)
 
 
 def test_fused_gru_matches_the_composed_formula():

@@ -105,9 +105,8 @@ class _LSTMCellMath:
     @staticmethod
     def step(gi: tuple, state: tuple, w_hh_t: Tensor, b_hh: Optional[Tensor], w_hr_t: Optional[Tensor]) -> tuple:
         h, c = state
-        gates = h.matmul(w_hh_t) if b_hh is None else addmm(b_hh, h, w_hh_t)  # W_hh h + b_hh
-        gates = gates + gi[0]
-        h, c = lstm_cell(gates, c)            # c' = f * c + i * g,  h' = o * tanh(c')
+        gh = h.matmul(w_hh_t) if b_hh is None else addmm(b_hh, h, w_hh_t)  # W_hh h + b_hh
+        h, c = lstm_cell(gi[0], gh, c)            # c' = f * c + i * g,  h' = o * tanh(c')
         if w_hr_t is not None:
             h = h.matmul(w_hr_t)
         return (h, c)
