@@ -17,7 +17,7 @@ import learntorch as torch
 
 from tiny_gpt import CORPUS, GPT, CharTokenizer, GPTConfig, get_batch
 
-STEPS, BATCH_SIZE, LR = 4, 8, 1e-3
+STEPS, BATCH_SIZE, LR = 4, 8, 0.5
 
 
 def make_model(vocab_size: int, seed: int = 0) -> GPT:
@@ -36,8 +36,10 @@ def make_batches():
 
 
 def train_steps(model, batches, rank: int = 0, world_size: int = 1) -> float:
-    """AdamW steps on the batches; rank ``r`` of ``world_size`` uses the r-th share of each. Returns the last loss."""
-    opt = torch.optim.AdamW(model.parameters(), lr=LR)
+    """SGD steps (with momentum) on the batches; rank ``r`` of ``world_size`` uses the r-th share of each.
+    Returns the last loss. (Not Adam: it would turn the rounding noise in the key bias's gradient, which is zero in
+    exact arithmetic, into steps, and the weights could not be compared one by one; see the chapter, section 6.)"""
+    opt = torch.optim.SGD(model.parameters(), lr=LR, momentum=0.9)
     for x, y in batches:
         _, loss = model(x.chunk(world_size)[rank], y.chunk(world_size)[rank])
         opt.zero_grad()
@@ -56,7 +58,7 @@ def main(out: str) -> None:
     model = DDP(make_model(tok.vocab_size, seed=rank))   # different seeds: DDP broadcasts rank 0's weights
     train_steps(model, batches, rank, world)
     if rank == 0:
-        print(f"{world} ranks, {STEPS} AdamW steps, {BATCH_SIZE // world} of the {BATCH_SIZE} sequences of "
+        print(f"{world} ranks, {STEPS} SGD steps, {BATCH_SIZE // world} of the {BATCH_SIZE} sequences of "
               f"every batch on each rank; rank 0 saves the weights")
         torch.save(model.module.state_dict(), out)
     dist.destroy_process_group()
