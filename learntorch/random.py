@@ -326,8 +326,9 @@ class Generator:
         """The 64-bit seed last set (``torch.initial_seed`` semantics)."""
         return self._initial_seed
 
-    def get_state(self) -> np.ndarray:
-        """The state as a ``uint8`` array in torch's own byte layout.
+    def get_state(self) -> Any:
+        """The state as a ``torch.uint8`` tensor of 5056 bytes in torch's own byte layout, as
+        ``torch.Generator.get_state()`` returns a ``ByteTensor`` (so a checkpoint can hold it).
 
         It is the 5056-byte ``CPUGeneratorImplState`` of ``CPUGeneratorImpl.cpp``
         (little-endian): initial seed (u64), left (i32), seeded (i32), next
@@ -335,7 +336,11 @@ class Generator:
         doubles of which ``normal_y`` holds the cached double normal sample,
         ``normal_is_valid`` (i32), then the cached float sample (f32) and its
         valid flag (u8), with C padding.  Using torch's layout means
-        ``torch.set_rng_state(torch.from_numpy(g.get_state()))`` works too."""
+        ``torch.set_rng_state(torch.from_numpy(g.get_state().numpy()))`` works too."""
+        return Tensor._make(self._state_bytes(), CPU)
+
+    def _state_bytes(self) -> np.ndarray:
+        """``get_state`` as a NumPy ``uint8`` array."""
         st = self._bitgen.state["state"]
         pos = int(st["pos"])
         rec = np.zeros((), _STATE_DTYPE)
@@ -354,8 +359,11 @@ class Generator:
             rec["next_float_normal_sample"] = self._next_float_normal
         return np.frombuffer(rec.tobytes(), np.uint8).copy()
 
-    def set_state(self, state: np.ndarray) -> "Generator":
-        """Restore a state from ``get_state`` (or from ``torch.get_rng_state()``)."""
+    def set_state(self, state: Any) -> "Generator":
+        """Restore a state from ``get_state`` (or from ``torch.get_rng_state()``): a uint8 tensor,
+        or its NumPy array."""
+        if isinstance(state, Tensor):
+            state = state.detach().cpu().numpy()
         arr = np.asarray(state)
         if arr.dtype != np.uint8:
             raise TypeError(f"expected a uint8 (torch.ByteTensor) RNG state, but got {arr.dtype}")
@@ -606,11 +614,9 @@ def initial_seed() -> int:
 def get_rng_state() -> Any:
     """The default generator's state as a ``torch.uint8`` tensor of 5056 bytes (torch's layout),
     as ``torch.get_rng_state()`` returns a ``ByteTensor``; ``set_rng_state`` takes it back."""
-    return Tensor._make(default_generator.get_state(), CPU)
+    return default_generator.get_state()
 
 
 def set_rng_state(new_state: Any) -> None:
     """Restore the default generator from ``get_rng_state()`` (a uint8 tensor, or its NumPy array)."""
-    if isinstance(new_state, Tensor):
-        new_state = new_state.detach().cpu().numpy()
     default_generator.set_state(new_state)

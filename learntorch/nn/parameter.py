@@ -19,8 +19,7 @@ class Parameter(Tensor):
 
     def __new__(cls, data: Optional[Tensor] = None, requires_grad: bool = True) -> "Parameter":
         if data is None:
-            from ..creation import empty
-            data = empty(0)
+            data = creation.empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): data must be a Tensor, got {type(data).__name__}")
         param = object.__new__(cls)

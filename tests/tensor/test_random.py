@@ -27,6 +27,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import learntorch as lt
 from learntorch import random as lr
 
 from conftest import max_examples
@@ -56,6 +57,7 @@ def tdt(torch, name: str):
 
 def assert_same(ours: np.ndarray, theirs) -> None:
     """Exact equality, same dtype and shape."""
+    ours = ours.numpy() if hasattr(ours, "numpy") else ours
     theirs = theirs.numpy() if hasattr(theirs, "numpy") else np.asarray(theirs)
     assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
     np.testing.assert_array_equal(ours, theirs)
@@ -234,7 +236,7 @@ def test_state_round_trip_and_cross_loading(torch):
     g.set_state(state)
     np.testing.assert_array_equal(g.normal((40,)), first)
     # a learntorch state drives torch and vice versa
-    torch.set_rng_state(torch.from_numpy(state))
+    torch.set_rng_state(torch.from_numpy(state.numpy()))
     g.set_state(state)
     assert_same(g.normal((5,)), torch.randn(5))
     g.set_state(torch.get_rng_state().numpy())
@@ -371,7 +373,7 @@ def test_state_round_trip_without_torch():
     g = lr.Generator().manual_seed(1234)
     g.normal((5,))
     s = g.get_state()
-    assert s.dtype == np.uint8 and s.shape == (5056,)
+    assert s.dtype == lt.uint8 and tuple(s.shape) == (5056,)
     x = (g.normal((3,)), g.uniform((1000,)), g.randperm(20))
     g.set_state(s)
     y = (g.normal((3,)), g.uniform((1000,)), g.randperm(20))
@@ -379,10 +381,30 @@ def test_state_round_trip_without_torch():
         np.testing.assert_array_equal(a, b)
     with pytest.raises(RuntimeError, match="size"):
         g.set_state(s[:-1])
-    broken = s.copy()
+    broken = s.clone()
     broken[8:12] = 0  # left = 0
     with pytest.raises(RuntimeError, match="Invalid mt19937 state"):
         g.set_state(broken)
+
+
+def test_generator_state_is_a_byte_tensor_a_checkpoint_can_hold(tmp_path):
+    """torch.Generator.get_state() is a ByteTensor: it goes into a checkpoint with torch.save, and
+    set_state from the loaded tensor resumes the same stream (chapter 09's resumable training)."""
+    g = lt.Generator().manual_seed(3)
+    lt.randint(100, (5,), generator=g)
+    state = g.get_state()
+    assert isinstance(state, lt.Tensor) and state.dtype == lt.uint8 and tuple(state.shape) == (5056,)
+    lt.save({"generator": state, "step": 7}, tmp_path / "ckpt.pt")
+    expected = lt.randint(100, (20,), generator=g)
+    restored = lt.Generator().set_state(lt.load(tmp_path / "ckpt.pt")["generator"])
+    assert lt.equal(lt.randint(100, (20,), generator=restored), expected)
+    assert lt.equal(lt.get_rng_state(), lt.default_generator.get_state())
+
+
+@pytest.mark.torch
+def test_generator_state_type_matches_torch(torch):
+    assert type(torch.Generator().get_state()) is torch.Tensor and torch.Generator().get_state().dtype == torch.uint8
+    assert_same(lt.Generator().manual_seed(9).get_state(), torch.Generator().manual_seed(9).get_state())
 
 
 def test_seed_is_nondeterministic_and_recorded():

@@ -420,7 +420,6 @@ class Module:
         return self.to(dtypes.float16)
 
     def bfloat16(self) -> "Module":
-        from ... import dtypes
         return self.to(dtypes.bfloat16)
 
     # ------------------------------------------------------------------ state dict
