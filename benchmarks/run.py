@@ -59,6 +59,7 @@ rest still runs.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 import os
 import sys
 
@@ -433,29 +434,15 @@ TF_B, TF_T, TF_D, TF_HEADS = 8, 32, 64, 4
 
 
 def make_block(lib: Any, d: int = TF_D, heads: int = TF_HEADS) -> Any:
-    """A pre-LayerNorm transformer block, written once against the module ``lib``."""
-    nn, F = lib.nn, lib.nn.functional
-
-    class Block(nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.ln1 = nn.LayerNorm(d)
-            self.qkv = nn.Linear(d, 3 * d)
-            self.proj = nn.Linear(d, d)
-            self.ln2 = nn.LayerNorm(d)
-            self.fc = nn.Linear(d, 4 * d)
-            self.act = nn.GELU()
-            self.out = nn.Linear(4 * d, d)
-
-        def forward(self, x: Any) -> Any:
-            B, T, C = x.shape
-            q, k, v = self.qkv(self.ln1(x)).split(C, dim=2)
-            q, k, v = (t.view(B, T, heads, C // heads).transpose(1, 2) for t in (q, k, v))
-            a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-            x = x + self.proj(a.transpose(1, 2).contiguous().view(B, T, C))
-            return x + self.out(self.act(self.fc(self.ln2(x))))
-
-    return Block()
+    """Chapter 09's pre-LayerNorm transformer block (``notebooks/scripts/tiny_gpt.py``: attention with
+    ``F.scaled_dot_product_attention(is_causal=True)``, a 4x MLP with GELU, two residuals), the same
+    source run on ``lib`` (``tiny_gpt.under`` swaps its imports)."""
+    scripts = str(Path(__file__).resolve().parents[1] / "notebooks" / "scripts")
+    if scripts not in sys.path:
+        sys.path.insert(0, scripts)
+    import tiny_gpt
+    module = tiny_gpt if lib is learntorch else tiny_gpt.under(lib.__name__)
+    return module.Block(module.GPTConfig(block_size=TF_T, n_head=heads, n_embd=d))
 
 
 def block_step(lib: Any, block: Any, opt: Any, x: Any, target: Any) -> float:
@@ -467,7 +454,7 @@ def block_step(lib: Any, block: Any, opt: Any, x: Any, target: Any) -> float:
     return loss.item()
 
 
-@case("transformer", "pre-LN transformer block training step (AdamW), d=64, 4 heads, T=32, batch 8")
+@case("transformer", "chapter 09's transformer block, training step (AdamW), d=64, 4 heads, T=32, batch 8")
 def transformer_case() -> Case:
     rng = np.random.default_rng(0)
     x_np = rng.standard_normal((TF_B, TF_T, TF_D)).astype(np.float32)
