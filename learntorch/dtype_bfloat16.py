@@ -41,6 +41,10 @@ BFLOAT16_CPU_ONLY = ("learntorch keeps torch.bfloat16 tensors on the CPU only: t
                      "torch.float32 on a CUDA device.")
 
 bfloat16 = dtypes.dtype("bfloat16", ml_dtypes.bfloat16, dtypes._FLOAT)
+
+# Set by ``Tensor._init`` when the first bfloat16 tensor is made: until then every operation skips
+# the search for bfloat16 arguments (autograd/bfloat16_compute.py), which float32 programs never need.
+made = False
 _NP_BFLOAT16 = bfloat16._np
 
 # Where the rest of learntorch finds it: pickle (dtype.__reduce__), Tensor (an array's dtype → its

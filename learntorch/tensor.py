@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 
 import numpy as np
 
-from . import device_memory, dtypes
+from . import device_memory, dtype_bfloat16, dtypes
 from .autograd import grad_mode
 from .autograd.node import AccumulateGrad, Node, RemovableHandle, add_hook
 from .arrays import Backend, for_device, to_numpy, transfer
@@ -29,6 +29,8 @@ from .cuda import cupy_or_none
 from .device import CPU, DeviceLike, as_device, device
 from .printing import format_tensor
 from .size import Size
+
+_BFLOAT16 = dtype_bfloat16.bfloat16
 
 __all__ = ["Tensor"]
 
@@ -77,6 +79,8 @@ class Tensor:
             _count_device_memory(data, dev)
         dt = data.dtype  # a NumPy dtype (NumPy, CuPy) or an array-api-strict one (the stand-in)
         self._dtype = (dtypes._BY_NP.get(dt) if isinstance(dt, np.dtype) else None) or dtypes.from_any(dt)
+        if self._dtype is _BFLOAT16:
+            dtype_bfloat16.made = True
         self._requires_grad = requires_grad
         self._grad = None
         self.grad_fn = None

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 import numpy as np
 
 from .. import dtypes
+from .. import dtype_bfloat16
 from ..dtype_bfloat16 import bfloat16
 from . import node
 
@@ -76,7 +77,10 @@ _NOT_IN_BFLOAT16 = {
 
 def has_bfloat16(args: tuple, kwargs: dict) -> bool:
     """Whether a bfloat16 tensor is among the arguments (the cheap first test, asked for every
-    built-in call: nothing else here runs for float32 programs)."""
+    built-in call: nothing else here runs for float32 programs; before the first bfloat16
+    tensor is made, not even the search)."""
+    if not dtype_bfloat16.made:
+        return False
     for a in args:
         if getattr(a, "_dtype", None) is bfloat16:
             return True

@@ -225,7 +225,8 @@ class Function(metaclass=_FunctionMeta):
         # Only a recorded call needs a real node; otherwise a throw-away context will do.
         ctx = cls._backward_cls() if record else _UnrecordedCtx()
         ctx.needs_input_grad = needs
-        state.enabled = False
+        if prev:
+            state.enabled = False  # forward records nothing itself
         try:
             swapped = None
             if cls._backward_name is not None and bfloat16_compute.has_bfloat16(args, kwargs):
@@ -247,7 +248,8 @@ class Function(metaclass=_FunctionMeta):
                 else:
                     outputs = bfloat16_compute.finish(ctx, outputs, args, kwargs, originals)
         finally:
-            state.enabled = prev
+            if prev:
+                state.enabled = True
         if isinstance(outputs, tuple) or outputs._base is not None:
             _remember_views(cls, args, kwargs, outputs, Tensor)
         if record:
