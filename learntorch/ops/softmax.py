@@ -50,6 +50,14 @@ def _sum_keep(t: Tensor, dim: int) -> Tensor:
     return t.sum(dim, keepdim=True) if t.ndim else t
 
 
+def _forward_along(ctx, x: Tensor, dim: int, kernel: Any) -> Tensor:
+    """The forward both kernels share: ``kernel`` along ``dim``; the result is what backward needs."""
+    out = new_result(_along(x, dim, kernel), x)
+    ctx.save_for_backward(out)
+    ctx.dim = dim
+    return out
+
+
 class Softmax(Function):
     """``exp(x) / Σ exp(x)`` along ``dim``; backward ``y·(g - Σ g·y)``."""
 
@@ -57,10 +65,7 @@ class Softmax(Function):
 
     @staticmethod
     def forward(ctx, x: Tensor, dim: int) -> Tensor:
-        out = new_result(_along(x, dim, _softmax_array), x)
-        ctx.save_for_backward(out)
-        ctx.dim = dim
-        return out
+        return _forward_along(ctx, x, dim, _softmax_array)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
@@ -76,10 +81,7 @@ class LogSoftmax(Function):
 
     @staticmethod
     def forward(ctx, x: Tensor, dim: int) -> Tensor:
-        out = new_result(_along(x, dim, _log_softmax_array), x)
-        ctx.save_for_backward(out)
-        ctx.dim = dim
-        return out
+        return _forward_along(ctx, x, dim, _log_softmax_array)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
