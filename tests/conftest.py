@@ -169,6 +169,20 @@ def torch_oracle():
     return pytest.importorskip("torch", reason=TORCH_REASON)
 
 
+@pytest.fixture
+def logical(monkeypatch: Any) -> Any:
+    """``logical(n, total_memory=...)``: n logical CUDA devices for one test (learntorch's
+    stand-in); skipped where a real GPU is present, since then learntorch uses the GPU."""
+    cuda = lt.cuda
+    monkeypatch.delenv("LEARNTORCH_FAKE_CUDA", raising=False)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    cuda.cupy_or_none.cache_clear()
+    if cuda.cupy_or_none() is not None:
+        pytest.skip("a real GPU is present: logical devices are only used where there is none")
+    yield cuda.use_logical_devices
+    cuda.use_logical_devices(None)
+
+
 @pytest.fixture(autouse=True)
 def _grad_mode_is_restored():
     """A test that fails inside ``no_grad`` (or a buggy grad-mode switch) must not leak

@@ -17,24 +17,11 @@ import numpy as np
 import pytest
 
 import learntorch as lt
-from learntorch import cuda
 from learntorch.nn.parallel import gather, parallel_apply, replicate, scatter
 
 from conftest import assert_draws_same
 
 RTOL, ATOL = 1e-5, 1e-6
-
-
-@pytest.fixture
-def logical(monkeypatch):
-    """``logical(n)``: n logical devices for one test (only where there is no real GPU)."""
-    monkeypatch.delenv("LEARNTORCH_FAKE_CUDA", raising=False)
-    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    cuda.cupy_or_none.cache_clear()
-    if cuda.cupy_or_none() is not None:
-        pytest.skip("a real GPU is present: logical devices are only used where there is none")
-    yield cuda.use_logical_devices
-    cuda.use_logical_devices(None)
 
 
 def host(x):

@@ -22,18 +22,6 @@ from learntorch import cuda, device_memory
 MiB = 2**20
 
 
-@pytest.fixture
-def logical(monkeypatch):
-    """``logical(n, total_memory=...)`` switches on n logical devices for one test."""
-    monkeypatch.delenv("LEARNTORCH_FAKE_CUDA", raising=False)
-    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    cuda.cupy_or_none.cache_clear()
-    if cuda.cupy_or_none() is not None:
-        pytest.skip("a real GPU is present: logical devices are only used where there is none")
-    yield cuda.use_logical_devices
-    cuda.use_logical_devices(None)
-
-
 def host(x):
     return np.asarray(x.detach().cpu().numpy())
 
