@@ -23,6 +23,7 @@ import inspect
 from typing import Any
 
 from . import anomaly_mode, bfloat16_compute, grad_mode
+from .. import dtype_bfloat16
 from .node import _FREED_MESSAGE, Node, SavedTensor
 from .saved_attributes import saved_attribute
 from ..tensor import Tensor
@@ -84,6 +85,7 @@ class BackwardFunction(Node, FunctionCtx):
     _arg_is_edge: tuple = ()  # set by _link: which forward arguments have an edge
     _output_meta: tuple = ()  # set by _link: (shape, dtype, device) of each output
     _bfloat16_args: tuple = ()  # set by bfloat16_compute.finish: which arguments were bfloat16
+    _all_edges = True  # False (set by _link) when some forward argument has no edge
 
     def apply(self, grad_outputs: list) -> list:
         if self._freed:
@@ -107,7 +109,10 @@ class BackwardFunction(Node, FunctionCtx):
                 if g is not None and not is_edge:
                     raise RuntimeError(f"function {self.name()} returned a gradient different than None at "
                                        f"position {i + 1}, but the corresponding forward input was not a Variable")
-        grads = [g for g, is_edge in zip(result, self._arg_is_edge) if is_edge]
+        if self._all_edges:
+            grads = list(result)
+        else:
+            grads = [g for g, is_edge in zip(result, self._arg_is_edge) if is_edge]
         if self._validate:
             grads = self._validate_grads(grads)
         return grads
@@ -220,7 +225,7 @@ class Function(metaclass=_FunctionMeta):
         prev = state.enabled
         if cls._uses_setup_context:
             args, kwargs = _bind_defaults(cls.forward, args, kwargs), {}
-        needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+        needs = _needs_input_grad(args)
         record = prev and True in needs
         # Only a recorded call needs a real node; otherwise a throw-away context will do.
         ctx = cls._backward_cls() if record else _UnrecordedCtx()
@@ -228,25 +233,12 @@ class Function(metaclass=_FunctionMeta):
         if prev:
             state.enabled = False  # forward records nothing itself
         try:
-            swapped = None
-            if cls._backward_name is not None and bfloat16_compute.has_bfloat16(args, kwargs):
-                swapped = bfloat16_compute.stand_ins(cls._backward_name, args, kwargs, Tensor)  # in float32
-            if swapped is None:  # (the common case, without _forward's call)
-                outputs = (cls.forward(ctx, *args, **kwargs) if not cls._uses_setup_context
-                           else _forward(cls, ctx, args, kwargs))
+            if dtype_bfloat16.made and cls._backward_name is not None and bfloat16_compute.has_bfloat16(args, kwargs):
+                outputs, ctx = _forward_in_float32(cls, ctx, args, kwargs, record)
+            elif cls._uses_setup_context:
+                outputs = _forward(cls, ctx, args, kwargs)
             else:
-                f_args, f_kwargs, originals = swapped
-                try:
-                    outputs = _forward(cls, ctx, f_args, f_kwargs)
-                    redo = bfloat16_compute.only_moved_data(ctx, outputs, originals)  # a view, a write
-                except Exception:
-                    redo = True  # let the error come from the bfloat16 tensors: its message names their dtype
-                if redo:
-                    ctx = cls._backward_cls() if record else _UnrecordedCtx()
-                    ctx.needs_input_grad = needs
-                    outputs = _forward(cls, ctx, args, kwargs)
-                else:
-                    outputs = bfloat16_compute.finish(ctx, outputs, args, kwargs, originals)
+                outputs = cls.forward(ctx, *args, **kwargs)
         finally:
             if prev:
                 state.enabled = True
@@ -255,6 +247,8 @@ class Function(metaclass=_FunctionMeta):
         if record:
             if anomaly_mode._mode["enabled"]:
                 anomaly_mode.record_forward_stack(ctx)
+            if type(outputs) is Tensor and not ctx._dirty and not ctx._non_differentiable:
+                return _link_one(ctx, cls, args, outputs)  # the common case: one new result
             single = not isinstance(outputs, tuple)
             outs = _link(ctx, cls, args, (outputs,) if single else outputs, ctx._dirty)
             return outs[0] if single else outs
@@ -263,6 +257,40 @@ class Function(metaclass=_FunctionMeta):
                 t._check_inplace()
             t._version_counter[0] += 1
         return outputs
+
+
+def _needs_input_grad(args: tuple) -> tuple:
+    """``ctx.needs_input_grad``: which arguments are tensors that require grad.  (Asked once
+    per operation; one and two arguments, the usual counts, are spelled out.)"""
+    if len(args) == 2:
+        a, b = args
+        return (isinstance(a, Tensor) and a._requires_grad, isinstance(b, Tensor) and b._requires_grad)
+    if len(args) == 1:
+        a = args[0]
+        return (isinstance(a, Tensor) and a._requires_grad,)
+    return tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+
+
+def _forward_in_float32(cls: type, ctx: Any, args: tuple, kwargs: dict, record: bool) -> tuple:
+    """A built-in operation with bfloat16 arguments: run ``forward`` on float32 stand-ins
+    and round the results once (``bfloat16_compute``), as PyTorch's CPU kernels do.
+    Returns the outputs and the context (a new one, when the operation had to be run again
+    on the bfloat16 tensors themselves)."""
+    swapped = bfloat16_compute.stand_ins(cls._backward_name, args, kwargs, Tensor)
+    if swapped is None:  # nothing computes in bfloat16 here (``bf16 + float32`` is float32 anyway)
+        return _forward(cls, ctx, args, kwargs), ctx
+    f_args, f_kwargs, originals = swapped
+    needs = ctx.needs_input_grad
+    try:
+        outputs = _forward(cls, ctx, f_args, f_kwargs)
+        redo = bfloat16_compute.only_moved_data(ctx, outputs, originals)  # a view, a write
+    except Exception:
+        redo = True  # let the error come from the bfloat16 tensors: its message names their dtype
+    if redo:
+        ctx = cls._backward_cls() if record else _UnrecordedCtx()
+        ctx.needs_input_grad = needs
+        return _forward(cls, ctx, args, kwargs), ctx
+    return bfloat16_compute.finish(ctx, outputs, args, kwargs, originals), ctx
 
 
 def _forward(cls: type, ctx: Any, args: tuple, kwargs: dict) -> Any:
@@ -315,29 +343,60 @@ class _UnrecordedCtx(FunctionCtx):
         pass
 
 
+_NO_EDGE = (None, 0)
+
+
+def _link_inputs(ctx: BackwardFunction, cls: type, args: tuple) -> None:
+    """Point ``ctx`` at the nodes its tensor arguments' gradients go to (``next_functions``),
+    one edge per tensor argument (and per Python number, for the built-in binary ops);
+    a custom Function also keeps each input's shape, dtype and device, to check what its
+    backward returns."""
+    edges, is_edge, meta = [], [], []
+    validate = ctx._validate
+    for a in args:
+        if isinstance(a, Tensor):
+            if a.grad_fn is not None:  # (Tensor._gradient_edge, inlined: it runs for every input)
+                edges.append((a.grad_fn, a._output_nr))
+            else:
+                edges.append(a._gradient_edge() if a._requires_grad else _NO_EDGE)
+            is_edge.append(True)
+            if validate:
+                meta.append((tuple(a.shape), a.dtype, a.device))
+        elif cls._scalar_edges and isinstance(a, (int, float)):
+            edges.append(_NO_EDGE)
+            is_edge.append(True)
+            meta.append(None)
+        else:
+            is_edge.append(False)
+            ctx._all_edges = False
+    ctx.next_functions = tuple(edges)
+    ctx._arg_is_edge = tuple(is_edge)
+    if validate:
+        ctx._input_meta = tuple(meta)
+
+
+def _link_one(ctx: BackwardFunction, cls: type, args: tuple, out: Tensor) -> Tensor:
+    """:func:`_link` for the common case, one tensor result and nothing marked dirty or
+    non-differentiable: the same steps, without the loops over outputs."""
+    _link_inputs(ctx, cls, args)
+    ctx._output_meta = ((out._data.shape, out._dtype, out._device),)
+    for a in args:
+        if a is out:  # forward returned an input as it is: give the result an alias of its own
+            out = out._alias()
+            break
+    if out._dtype.is_floating_point:  # integer results (argmax, indices) never require grad
+        out.grad_fn = ctx  # (Tensor._set_history, inlined)
+        out._output_nr = 0
+        out._requires_grad = True
+    return out
+
+
 def _link(ctx: BackwardFunction, cls: type, args: tuple, outs: tuple, dirty: tuple) -> tuple:
     """Make ``ctx`` the ``grad_fn`` of the outputs and point it at the inputs' nodes.
 
     Returns the outputs, where an input returned unchanged is replaced by an alias
     (a new tensor on the same storage), so the input keeps its own history."""
-    edges, is_edge, meta = [], [], []
-    validate = ctx._validate
-    for a in args:
-        if isinstance(a, Tensor):
-            edges.append(a._gradient_edge() if a._requires_grad else (None, 0))
-            is_edge.append(True)
-            if validate:
-                meta.append((tuple(a.shape), a.dtype, a.device))
-        elif cls._scalar_edges and isinstance(a, (int, float)):
-            edges.append((None, 0))
-            is_edge.append(True)
-            meta.append(None)
-        else:
-            is_edge.append(False)
-    ctx.next_functions = tuple(edges)
-    ctx._arg_is_edge = tuple(is_edge)
-    if validate:
-        ctx._input_meta = tuple(meta)
+    _link_inputs(ctx, cls, args)
     ctx._num_outputs = len(outs)
     non_diff = ctx._non_differentiable
     for t in dirty:
