@@ -38,9 +38,16 @@ __all__ = ["Tensor"]
 class Tensor:
     """A multi-dimensional array that can record the operations applied to it."""
 
-    __slots__ = ("_data", "_device", "_dtype", "_requires_grad", "_grad", "grad_fn", "_output_nr",
-                 "_version_counter", "_base", "_view_fn", "_hooks", "_grad_accumulator", "__weakref__",
-                 "__dict__")
+    # What every tensor sets is a slot; what only some tensors set (views, leaves that
+    # accumulate, hooked tensors) is a class-level default, overridden on the instance when
+    # set: every operation makes a tensor, so each store _init skips is saved many times.
+    __slots__ = ("_data", "_device", "_dtype", "_requires_grad", "grad_fn", "_output_nr",
+                 "_version_counter", "__weakref__", "__dict__")
+    _grad: Optional["Tensor"] = None
+    _base: Optional["Tensor"] = None  # the tensor whose storage a view shares
+    _view_fn: Optional[Callable] = None  # for a view: how to make it again from its base (see Function.apply)
+    _hooks: Any = None  # register_hook's table
+    _grad_accumulator: Any = None  # a leaf's AccumulateGrad, held weakly
     _inference = False  # set on the instance for a tensor made inside inference_mode()
     _post_accumulate_grad_hooks = None  # register_post_accumulate_grad_hook's table, on the instance
 
@@ -82,14 +89,9 @@ class Tensor:
         if self._dtype is _BFLOAT16:
             dtype_bfloat16.made = True
         self._requires_grad = requires_grad
-        self._grad = None
         self.grad_fn = None
         self._output_nr = 0
         self._version_counter = [0]
-        self._base = None
-        self._view_fn = None  # for a view: how to make it again from its base (see Function.apply)
-        self._hooks = None
-        self._grad_accumulator = None
         if grad_mode._state.inference:  # made inside inference_mode(): an inference tensor (is_inference())
             self._inference = True
 

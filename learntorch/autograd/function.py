@@ -25,7 +25,7 @@ from typing import Any
 from . import anomaly_mode, bfloat16_compute, grad_mode
 from .. import dtype_bfloat16
 from .node import _FREED_MESSAGE, Node, SavedTensor
-from .saved_attributes import saved_attribute
+from .saved_attributes import attribute_names as saved_attribute_names, saved_attribute
 from ..tensor import Tensor
 
 
@@ -90,7 +90,8 @@ class BackwardFunction(Node, FunctionCtx):
     def apply(self, grad_outputs: list) -> list:
         if self._freed:
             raise RuntimeError(_FREED_MESSAGE)
-        if self._materialize_grads and _is_one_of(None, grad_outputs):
+        if self._materialize_grads and (grad_outputs[0] is None if len(grad_outputs) == 1
+                                        else _is_one_of(None, grad_outputs)):
             grad_outputs = [self._zeros_for(i) if g is None else g for i, g in enumerate(grad_outputs)]
         result = self._forward_cls.backward(self, *grad_outputs)
         if not isinstance(result, tuple):
@@ -148,13 +149,6 @@ class BackwardFunction(Node, FunctionCtx):
             out.append(g)
         return out
 
-    def __getattr__(self, name: str) -> Any:
-        """``grad_fn._saved_self`` and the other saved values PyTorch's nodes expose
-        (``autograd/saved_attributes.py``); any other missing name is an AttributeError."""
-        if name.startswith(("_saved_", "_raw_saved_")):
-            return saved_attribute(self, name)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
     def release(self) -> None:
         if self._saved is not None:
             self._saved = None
@@ -178,9 +172,15 @@ class _FunctionMeta(type):
         super().__init__(name, bases, attrs)
         node_name = attrs.get("_backward_name") or f"{name}Backward"
         # PyTorch's C++ nodes print as <CopySlices> but name() is "torch::autograd::CopySlices".
-        cls._backward_cls = type(node_name.rsplit("::", 1)[-1], (BackwardFunction,), {
-            "_forward_cls": cls, "_name": node_name, "_validate": attrs.get("_backward_name") is None,
-            "__module__": cls.__module__})
+        namespace = {"_forward_cls": cls, "_name": node_name, "_validate": attrs.get("_backward_name") is None,
+                     "__module__": cls.__module__}
+        # ``grad_fn._saved_self`` and the other saved values PyTorch's nodes expose, as properties
+        # (``autograd/saved_attributes.py``).  A property, not a ``__getattr__``: a class with
+        # ``__getattr__`` makes every attribute read on its instances slower, and the engine
+        # reads a node's attributes many times per backward.
+        for attr in saved_attribute_names(node_name):
+            namespace[attr] = property(functools.partial(saved_attribute, attr=attr))
+        cls._backward_cls = type(node_name.rsplit("::", 1)[-1], (BackwardFunction,), namespace)
         # PyTorch 2's style: ``forward(*args)`` without ctx, plus ``setup_context(ctx, inputs, output)``.
         setup = getattr(cls, "setup_context", None)
         cls._uses_setup_context = setup is not None and not getattr(setup, "_not_overridden", False)

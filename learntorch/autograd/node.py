@@ -174,9 +174,9 @@ class Node:
     _tensor_pre_hooks: Optional[dict[int, _HookDict]] = None
     _retains_grad: Optional[dict[int, Any]] = None
     _num_outputs = 1
+    next_functions: tuple = ()  # set on the instance when the node is linked into a graph
 
     def __init__(self) -> None:
-        self.next_functions: tuple = ()
         self._seq_nr = next(_sequence)
 
     # -- what PyTorch's Node offers ------------------------------------------------

@@ -25,7 +25,7 @@ from ..device import CPU
 from ..tensor import Tensor
 from .node import _FREED_MESSAGE
 
-__all__ = ["saved_attribute"]
+__all__ = ["saved_attribute", "attribute_names"]
 
 
 def _tensor(index: int) -> tuple:
@@ -68,6 +68,13 @@ _TABLE: dict[str, dict[str, Any]] = {
 }
 _TABLE.update({name: {"result": _tensor(0)} for name in _UNARY_RESULT})
 _TABLE.update({name: {"self": _tensor(0)} for name in _UNARY_SELF})
+
+
+def attribute_names(node_name: str) -> list[str]:
+    """The ``_saved_*`` and ``_raw_saved_*`` names a node of this name may expose (each is
+    installed as a property on its class by ``Function``'s metaclass)."""
+    names = _TABLE.get(node_name, {})
+    return [f"_saved_{n}" for n in names] + [f"_raw_saved_{n}" for n in names]
 
 
 def saved_attribute(node: Any, attr: str) -> Any:

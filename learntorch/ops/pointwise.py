@@ -38,6 +38,8 @@ def _grad_for(grad: Tensor, meta: Optional[tuple]) -> Optional[Tensor]:
     if meta is None:
         return None
     shape, dt = meta
+    if grad._data.shape == shape and grad._dtype is dt:  # no broadcast, no promotion: the usual case
+        return grad
     g = sum_to(grad, shape)
     return g if g._dtype is dt else g.to(dt)
 
