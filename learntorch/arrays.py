@@ -110,8 +110,48 @@ class Backend:
 
 @lru_cache(maxsize=None)
 def _numpy_backend() -> Backend:
-    import array_api_compat.numpy as xp
-    return Backend("numpy", xp, "cpu")
+    return Backend("numpy", _numpy_namespace(), "cpu")
+
+
+def _numpy_namespace() -> ModuleType:
+    """``array_api_compat.numpy`` with its most called functions in their direct form.
+
+    ``np.sum``, ``np.max``, ``np.reshape`` … are Python functions that dispatch
+    (``__array_function__``, ``_wrapreduction``) before they reach the ufunc or the
+    array method that does the work; the wrappers cost 0.5–1.5 µs a call, more
+    than the work itself on the small arrays of a notebook or an RNN step, and
+    the operations call them several times each.  The direct forms below give the
+    same results for NumPy arrays (``np.sum`` *is* ``np.add.reduce``, ``np.max``
+    is ``np.maximum.reduce``, with the same dtype rules and errors; the tests in
+    ``tests/package/test_arrays.py`` compare them)."""
+    import array_api_compat.numpy as compat
+
+    xp = ModuleType("learntorch.arrays.numpy", compat.__doc__)
+    xp.__dict__.update({k: v for k, v in vars(compat).items() if not k.startswith("__")})
+
+    def sum(x: Any, /, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+        return np.add.reduce(x, axis=axis, dtype=dtype, keepdims=keepdims)
+
+    def max(x: Any, /, axis: Any = None, keepdims: bool = False) -> Any:
+        return np.maximum.reduce(x, axis=axis, keepdims=keepdims)
+
+    def min(x: Any, /, axis: Any = None, keepdims: bool = False) -> Any:
+        return np.minimum.reduce(x, axis=axis, keepdims=keepdims)
+
+    def reshape(x: Any, /, shape: Any, *, copy: Any = None) -> Any:
+        return np.asarray(x).reshape(shape) if copy is None else compat.reshape(x, shape, copy=copy)
+
+    def permute_dims(x: Any, /, axes: tuple) -> Any:
+        return x.transpose(axes)
+
+    def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Any:
+        if device not in (None, "cpu"):
+            return compat.astype(x, dtype, copy=copy, device=device)  # (its error for another device)
+        return x.astype(dtype, copy=copy)
+
+    for f in (sum, max, min, reshape, permute_dims, astype):
+        setattr(xp, f.__name__, f)
+    return xp
 
 
 @lru_cache(maxsize=None)
