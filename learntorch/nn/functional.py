@@ -542,18 +542,25 @@ class NllLoss(Function):
         if t.dtype != xp.int64:
             t = xp.astype(t, xp.int64)
         c = a.shape[1]
-        valid = t != ignore_index
-        all_valid = t.size == 0 or bool(xp.all(valid))
-        safe = t if all_valid else xp.where(valid, t, xp.zeros_like(t))  # ignored positions point at class 0
-        if t.size and (int(xp.min(safe)) < 0 or int(xp.max(safe)) >= c):
-            bad = to_numpy(valid & ((t < 0) | (t >= c)))
-            raise IndexError(f"Target {to_numpy(t)[bad][0]} is out of bounds.")
+        lo, hi = (int(xp.min(t)), int(xp.max(t))) if t.size else (0, -1)
+        if 0 <= lo and hi < c and not lo <= ignore_index <= hi:
+            all_valid, safe, valid = True, t, None  # every target is a class, none is ignored: the usual batch
+        else:
+            valid = t != ignore_index
+            all_valid = t.size == 0 or bool(xp.all(valid))
+            safe = t if all_valid else xp.where(valid, t, xp.zeros_like(t))  # ignored positions point at class 0
+            if t.size and (int(xp.min(safe)) < 0 or int(xp.max(safe)) >= c):
+                bad = to_numpy(valid & ((t < 0) | (t >= c)))
+                raise IndexError(f"Target {to_numpy(t)[bad][0]} is out of bounds.")
         if be.is_numpy and a.ndim == 2:
             picked = a[np.arange(a.shape[0]), safe]
         else:
             picked = xp.squeeze(xp.take_along_axis(a, xp.expand_dims(safe, axis=1), axis=1), axis=1)
         # the weight of each target (None: all 1, the common case)
-        wt = None if weight is None and all_valid else xp.astype(valid, a.dtype)
+        if weight is None and all_valid:
+            wt = None
+        else:
+            wt = xp.astype(t != ignore_index if valid is None else valid, a.dtype)
         if weight is not None:
             wt = wt * xp.reshape(xp.take(weight._data, xp.reshape(safe, (-1,)), axis=0), safe.shape)
         losses = -picked if wt is None else -picked * wt
@@ -566,7 +573,7 @@ class NllLoss(Function):
                 total = float(picked.size) if wt is None else float(xp.sum(wt))
                 out = out / total if total else out * math.nan  # nothing counted: nan, as in PyTorch
         ctx.reduction, ctx.safe, ctx.wt, ctx.total = reduction, safe, wt, total
-        ctx.input_shape = tuple(x.shape)
+        ctx.input_shape = x._data.shape
         return new_result(out, x)
 
     @staticmethod
