@@ -106,6 +106,15 @@ class Tensor:
         return t
 
     @staticmethod
+    def _remade(data: Any, dev: device, dtype: dtypes.dtype, counter: list, node: Any, output_nr: int) -> "Tensor":
+        """A tensor made again from fields already known (a node's saved result, see
+        ``SavedTensor.forget_output``): nothing to look up or check, as ``_make`` would."""
+        t = object.__new__(Tensor)
+        t._data, t._device, t._dtype, t._version_counter = data, dev, dtype, counter
+        t._requires_grad, t.grad_fn, t._output_nr = node is not None, node, output_nr
+        return t
+
+    @staticmethod
     def _zeros(shape: Sequence[int], dtype: dtypes.dtype, dev: device) -> "Tensor":
         be = for_device(dev)
         return Tensor._make(be.xp.zeros(tuple(shape), dtype=be.dtype(dtype), device=be.native_device), dev)

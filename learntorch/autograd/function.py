@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import weakref
 from typing import Any
 
 from . import anomaly_mode, bfloat16_compute, grad_mode
@@ -33,62 +32,13 @@ from ..tensor import Tensor
 __all__ = ["Function", "FunctionCtx", "BackwardFunction", "once_differentiable"]
 
 
-class _SavedOutput(SavedTensor):
-    """A result of the node that saved it (``exp``, ``tanh``, ``sigmoid``, ``relu`` save
-    their result), kept as PyTorch keeps it: its array, device and version counter, and a
-    *weak* reference to the node.
-
-    Holding the result itself would close a reference cycle (result → ``grad_fn`` →
-    saved result → result), which only Python's cyclic garbage collector can free: each
-    such operation's memory would then stay allocated until the next collection, and
-    every new result would need fresh memory (on a batch of 256 × 512 that made a
-    recorded ``relu`` five times slower than an unrecorded one).  So, as in PyTorch,
-    ``y.grad_fn._saved_result`` equals ``y`` but is not ``y``: it is a new tensor on the
-    same memory, with the same history, made when backward (or a program) asks for it."""
-
-    __slots__ = ("node", "data", "device", "counter", "output_nr")
-
-    def __init__(self, saved: SavedTensor, node: "BackwardFunction") -> None:
-        t = saved.tensor
-        self.tensor, self.version, self.saver, self.unpack_hook = None, saved.version, saved.saver, None
-        self.node = weakref.ref(node)
-        self.data, self.device, self.counter, self.output_nr = t._data, t._device, t._version_counter, t._output_nr
-
-    def _rebuilt(self) -> Tensor:
-        t = Tensor._make(self.data, self.device)
-        t._version_counter = self.counter  # in-place changes of the result are still seen
-        node = self.node()
-        if node is not None:
-            t.grad_fn, t._output_nr, t._requires_grad = node, self.output_nr, True
-        return t
-
-    def unpack(self) -> Tensor:
-        if self.unpack_hook is not None:
-            return self.unpack_hook(self.packed)
-        self.tensor = self._rebuilt()  # (only for the check below: see the finally)
-        try:
-            return SavedTensor.unpack(self)
-        finally:
-            self.tensor = None
-
-    def _set_hooks(self, pack_hook: Any, unpack_hook: Any) -> None:
-        self.tensor = self._rebuilt()
-        SavedTensor._set_hooks(self, pack_hook, unpack_hook)
-
-
 def _forget_saved_outputs(ctx: "BackwardFunction", outs: tuple) -> None:
-    """Replace each saved tensor that is one of ``outs`` by a :class:`_SavedOutput`
-    (asked once the outputs have their ``grad_fn``, as PyTorch decides it then too)."""
-    saved = ctx._saved
-    if not saved:
-        return
-    replaced = None
-    for i, s in enumerate(saved):
+    """Each saved tensor that is one of ``outs`` (now that they have ``ctx`` as their
+    ``grad_fn``, as PyTorch decides it too) is kept without the tensor itself:
+    :meth:`SavedTensor.forget_output` says why."""
+    for s in ctx._saved or ():
         if s is not None and s.tensor is not None and s.unpack_hook is None and _is_one_of(s.tensor, outs):
-            replaced = replaced or list(saved)
-            replaced[i] = _SavedOutput(s, ctx)
-    if replaced is not None:
-        ctx._saved = tuple(replaced)
+            s.forget_output(ctx)
 
 
 class FunctionCtx:
