@@ -48,8 +48,7 @@ class ArrayMath:
         return condition.astype(like.dtype)
 
     def sigmoid(self, a: Any) -> Any:
-        e = self.xp.exp(-self.xp.abs(a))  # exp of a non-positive number: no overflow
-        return self.xp.where(a >= 0, 1 / (1 + e), e / (1 + e))
+        return pointwise.sigmoid_kernel(self.xp, a)
 
 
 class TensorMath:

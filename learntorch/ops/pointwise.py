@@ -414,13 +414,13 @@ def _unary(name: str, backward_name: str, forward_fn: Any, derivative: Any, save
     of ``m``: on the arrays (``m`` is the array library) when the backward records
     nothing, on tensors (``m`` is :data:`_ON_TENSORS`) under ``create_graph=True``.
     """
-    quiet = name in ("Tanh", "Sigmoid", "Abs")
+    quiet = name in ("Tanh", "Sigmoid", "Abs")  # (sigmoid_kernel silences its one overflow itself)
 
     def forward(ctx, x: Tensor) -> Tensor:
         data = x._data
         if not x._dtype.is_floating_point and name not in ("Abs", "Neg", "Relu", "Sign"):
             data = x._backend.xp.astype(data, x._backend.dtype(dtypes.get_default_dtype()))
-        if quiet:  # tanh, sigmoid, abs cannot raise a floating-point warning: skip the guard (1-2 µs)
+        if quiet:  # tanh and abs cannot raise a floating-point warning, sigmoid silences its own: no guard (1-2 µs)
             out = new_result(forward_fn(x._backend.xp, data), x)
         else:
             with np.errstate(all="ignore"):  # log(0), sqrt(-1), exp(1000): inf/nan without NumPy's warning
@@ -447,13 +447,18 @@ Sqrt = _unary("Sqrt", "SqrtBackward0", lambda xp, a: xp.sqrt(a), lambda m, y: 0.
 Sin = _unary("Sin", "SinBackward0", lambda xp, a: xp.sin(a), lambda m, x: m.cos(x), "input")
 Cos = _unary("Cos", "CosBackward0", lambda xp, a: xp.cos(a), lambda m, x: -m.sin(x), "input")
 Tanh = _unary("Tanh", "TanhBackward0", lambda xp, a: xp.tanh(a), lambda m, y: 1 - y * y, "result")
-def _stable_sigmoid(xp: Any, a: Any) -> Any:
-    """σ(a) without overflow: exp of a non-positive number never overflows."""
-    e = xp.exp(-xp.abs(a))
-    return xp.where(a >= 0, 1 / (1 + e), e / (1 + e))
+def sigmoid_kernel(xp: Any, a: Any) -> Any:
+    """σ(a) = 1 / (1 + e⁻ᵃ), PyTorch's own formula, so also its numbers (bit for bit on most
+    inputs).  For a < -88 (float32) e⁻ᵃ overflows to inf and 1 / (1 + inf) is the right 0,
+    as in PyTorch: the overflow is expected, so NumPy is told not to warn about it.
+    (Also the gates of the fused GRU and LSTM cells, ``formula.ArrayMath.sigmoid``.)"""
+    with np.errstate(over="ignore"):
+        e = xp.exp(-a)
+    e += 1
+    return 1 / e
 
 
-Sigmoid = _unary("Sigmoid", "SigmoidBackward0", _stable_sigmoid, lambda m, y: y * (1 - y), "result")
+Sigmoid = _unary("Sigmoid", "SigmoidBackward0", sigmoid_kernel, lambda m, y: y * (1 - y), "result")
 Reciprocal = _unary("Reciprocal", "ReciprocalBackward0", lambda xp, a: 1 / a, lambda m, y: -y * y, "result")
 Rsqrt = _unary("Rsqrt", "RsqrtBackward0", lambda xp, a: 1 / xp.sqrt(a), lambda m, y: -0.5 * y * y * y, "result")
 Log1p = _unary("Log1p", "Log1PBackward0", lambda xp, a: xp.log1p(a), lambda m, x: 1 / (1 + x), "input")

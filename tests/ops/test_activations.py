@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import learntorch as lt
 from conftest import check_both, grads_both, raises_both
 
 RNG = np.random.default_rng(0)
@@ -89,3 +90,20 @@ def test_hardtanh_rejects_min_above_max(torch_oracle: Any) -> None:
         raises_both(lambda T: T.nn.Hardtanh(2.0, 1.0), torch_oracle, match="must be greater than min_val")
         raises_both(lambda T: T.nn.functional.hardtanh(T.ones(2), 2.0, 1.0), torch_oracle,
                     match="min_val cannot be greater than max_val")
+
+
+def test_sigmoid_at_the_extremes_as_pytorch(torch_oracle):
+    """σ is PyTorch's 1 / (1 + e⁻ˣ): far below -88 (float32) e⁻ˣ overflows and σ is exactly 0,
+    as in PyTorch (a 'stable' variant gave a denormal there), with no NumPy warning."""
+    values = [-1000.0, -100.0, -88.0, -20.0, -1.0, 0.0, 1.0, 20.0, 100.0, float("inf"), float("-inf")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # an overflow warning would be an error here
+        got = lt.sigmoid(lt.tensor(values)).numpy()
+        x = lt.tensor(values, requires_grad=True)
+        lt.sigmoid(x).sum().backward()
+    want = torch_oracle.sigmoid(torch_oracle.tensor(values)).numpy()
+    assert got[0] == 0.0 and got[1] == 0.0 and got[5] == 0.5 and got[-2] == 1.0 and got[-1] == 0.0
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-44)
+    xt = torch_oracle.tensor(values, requires_grad=True)
+    torch_oracle.sigmoid(xt).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-6, atol=1e-44)
