@@ -325,10 +325,12 @@ def _remember_views(cls: type, args: tuple, kwargs: dict, outputs: Any, Tensor: 
     An in-place change to a view (``h[:, 0] *= 2``) changes its base too, so the
     base's history must be rewritten (``CopySlices``): that needs the view's
     recipe, which is simply "apply this Function to the base again"."""
+    if not args or not isinstance(args[0], Tensor):
+        return
     multi = isinstance(outputs, tuple)
     for i, out in enumerate(outputs if multi else (outputs,)):
-        if isinstance(out, Tensor) and out._base is not None and out._view_fn is None and args \
-                and isinstance(args[0], Tensor) and not any(out is a for a in args):
+        if (isinstance(out, Tensor) and out._base is not None and out._view_fn is None
+                and not _is_one_of(out, args)):
             out._view_fn = _replay(cls, args[0], args[1:], kwargs, i if multi else None)
 
 

@@ -469,6 +469,21 @@ Log10 = _unary("Log10", "Log10Backward0", lambda xp, a: xp.log10(a), lambda m, x
 Exp2 = _unary("Exp2", "Exp2Backward0", lambda xp, a: xp.pow(2.0, a) if hasattr(xp, "pow") else 2.0 ** a,
               lambda m, y: y * 0.6931471805599453, "result")
 Abs = _unary("Abs", "AbsBackward0", lambda xp, a: xp.abs(a), lambda m, x: m.sign(x), "input")
+def _threshold_backward(grad: Tensor, y: Tensor) -> Tensor:
+    """The gradient where ``y`` is positive, +0 elsewhere, on the arrays."""
+    keep = y._data > 0
+    g = grad._data
+    if grad._backend.is_numpy:
+        # PyTorch *selects*; ``g * keep`` is the same numbers (after ``+ 0.0`` turns the -0 of a
+        # negative g times 0 into +0) unless g has inf/NaN, and many times faster than np.where
+        # with an unpredictable mask.
+        out = g * keep
+        out += 0.0
+        if np.isfinite(out).all():
+            return new_result(out, grad)
+    return new_result(grad._backend.xp.where(keep, g, 0.0), grad)
+
+
 class ThresholdBackward(Function):
     """ReLU's backward as an operation of its own (PyTorch's ``threshold_backward``): the gradient
     where the output is positive, +0 elsewhere.  Recorded, so ``create_graph=True`` can
@@ -478,18 +493,8 @@ class ThresholdBackward(Function):
 
     @staticmethod
     def forward(ctx, grad: Tensor, y: Tensor) -> Tensor:
-        keep = y._data > 0
-        g = grad._data
         ctx.save_for_backward(y)
-        if grad._backend.is_numpy:
-            # PyTorch *selects*; ``g * keep`` is the same numbers (after ``+ 0.0`` turns the -0 of a
-            # negative g times 0 into +0) unless g has inf/NaN, and many times faster than np.where
-            # with an unpredictable mask.
-            out = g * keep
-            out += 0.0
-            if np.isfinite(out).all():
-                return new_result(out, grad)
-        return new_result(grad._backend.xp.where(keep, g, 0.0), grad)
+        return _threshold_backward(grad, y)
 
     @staticmethod
     def backward(ctx, gg: Tensor) -> tuple:
@@ -517,6 +522,8 @@ class Relu(Function):
     @staticmethod
     def backward(ctx, grad: Tensor) -> Tensor:
         (y,) = ctx.saved_tensors
+        if not grad_mode._state.enabled:  # a plain backward records nothing: no operation needed
+            return _threshold_backward(grad, y)
         return ThresholdBackward.apply(grad, y)
 
 
