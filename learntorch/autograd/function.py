@@ -91,7 +91,7 @@ class BackwardFunction(Node, FunctionCtx):
 
     _forward_cls: type = None  # type: ignore[assignment]
     _validate = True  # check what a user's backward returns (built-ins are trusted)
-    _arg_is_edge: tuple = ()  # set by _link: which forward arguments have an edge
+    _arg_is_edge: tuple = ()  # set by _link when some argument has no edge: which arguments have one
     _output_meta: tuple = ()  # set by _link: (shape, dtype, device) of each output
     _bfloat16_args: tuple = ()  # set by bfloat16_compute.finish: which arguments were bfloat16
     _all_edges = True  # False (set by _link) when some forward argument has no edge
@@ -107,7 +107,7 @@ class BackwardFunction(Node, FunctionCtx):
             result = (result,)
         if self._bfloat16_args:  # forward computed in float32: bfloat16 inputs get bfloat16 gradients
             result = bfloat16_compute.round_gradients(result, self._bfloat16_args)
-        expected = len(self._arg_is_edge)
+        expected = len(self.next_functions) if self._all_edges else len(self._arg_is_edge)
         if len(result) != expected:
             if len(result) > expected and all(r is None for r in result[expected:]):
                 result = result[:expected]  # PyTorch allows extra trailing Nones
@@ -362,27 +362,28 @@ def _link_inputs(ctx: BackwardFunction, cls: type, args: tuple) -> None:
     one edge per tensor argument (and per Python number, for the built-in binary ops);
     a custom Function also keeps each input's shape, dtype and device, to check what its
     backward returns."""
-    edges, is_edge, meta = [], [], []
-    validate = ctx._validate
+    edges = []
+    meta = [] if ctx._validate else None
     for a in args:
         if isinstance(a, Tensor):
             if a.grad_fn is not None:  # (Tensor._gradient_edge, inlined: it runs for every input)
                 edges.append((a.grad_fn, a._output_nr))
             else:
                 edges.append(a._gradient_edge() if a._requires_grad else _NO_EDGE)
-            is_edge.append(True)
-            if validate:
+            if meta is not None:
                 meta.append((tuple(a.shape), a.dtype, a.device))
         elif cls._scalar_edges and isinstance(a, (int, float)):
             edges.append(_NO_EDGE)
-            is_edge.append(True)
-            meta.append(None)
+            if meta is not None:
+                meta.append(None)
         else:
-            is_edge.append(False)
-            ctx._all_edges = False
+            edges.append(None)  # an argument without an edge (a dim, a flag): dropped below
+    if None in edges:
+        ctx._arg_is_edge = tuple([e is not None for e in edges])
+        ctx._all_edges = False
+        edges = [e for e in edges if e is not None]
     ctx.next_functions = tuple(edges)
-    ctx._arg_is_edge = tuple(is_edge)
-    if validate:
+    if meta is not None:
         ctx._input_meta = tuple(meta)
 
 
