@@ -53,7 +53,7 @@ class View(Function):
     @staticmethod
     def forward(ctx, x: Tensor, shape: tuple, must_view: bool) -> Tensor:
         shape = _infer_shape(shape, x.numel())
-        ctx.input_shape = tuple(x.shape)
+        ctx.input_shape = x._data.shape
         xp = x._backend.xp
         try:
             return x._view_of(xp.reshape(x._data, shape, copy=False))
@@ -177,7 +177,7 @@ class Squeeze(Function):
 
     @staticmethod
     def forward(ctx, x: Tensor, axes: tuple) -> Tensor:
-        ctx.input_shape = tuple(x.shape)
+        ctx.input_shape = x._data.shape
         return x._view_of(x._backend.xp.squeeze(x._data, axis=axes) if axes else x._data)
 
     @staticmethod
@@ -230,7 +230,7 @@ class Expand(Function):
 
     @staticmethod
     def forward(ctx, x: Tensor, shape: tuple) -> Tensor:
-        ctx.input_shape = tuple(x.shape)
+        ctx.input_shape = x._data.shape
         return x._view_of(x._backend.xp.broadcast_to(x._data, shape))
 
     @staticmethod
@@ -289,7 +289,7 @@ class Cat(Function):
         for t_ in tensors[1:]:
             dt = dtypes.promote_types(dt, t_._dtype)
         arrays = [t_._data if t_._dtype is dt else xp.astype(t_._data, first._backend.dtype(dt)) for t_ in tensors]
-        ctx.sizes = [t_.shape[dim] for t_ in tensors]
+        ctx.sizes = [t_._data.shape[dim] for t_ in tensors]
         ctx.dim = dim
         ctx.dtypes = [t_._dtype for t_ in tensors]
         return new_result(xp.concat(arrays, axis=dim), first)
@@ -311,18 +311,19 @@ def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t_).__name__}")
     check_same_device(*tensors)
     # PyTorch still skips legacy empty 1-D tensors of shape (0,) in cat.
-    real = [t_ for t_ in tensors if not (t_.ndim == 1 and t_.shape[0] == 0)] or tensors[:1]
-    ref = real[0]
-    if ref.ndim == 0:
+    real = [t_ for t_ in tensors if t_._data.shape != (0,)] or tensors[:1]
+    ref = real[0]._data.shape  # (the arrays' shapes: an RNN step cats states, so this runs often)
+    if not ref:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
-    d = _wrap_dim(dim, ref.ndim)
+    d = _wrap_dim(dim, len(ref))
     for i, t_ in enumerate(real):
-        if t_.ndim != ref.ndim:
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.ndim} and {t_.ndim}")
-        for ax in range(ref.ndim):
-            if ax != d and t_.shape[ax] != ref.shape[ax]:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
-                                   f"{ref.shape[ax]} but got size {t_.shape[ax]} for tensor number {i} in the list.")
+        shape = t_._data.shape
+        if len(shape) != len(ref):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} and {len(shape)}")
+        if shape[:d] != ref[:d] or shape[d + 1:] != ref[d + 1:]:
+            ax = next(ax for ax in range(len(ref)) if ax != d and shape[ax] != ref[ax])
+            raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                               f"{ref[ax]} but got size {shape[ax]} for tensor number {i} in the list.")
     return Cat.apply(*real, dim=d)
 
 
@@ -375,7 +376,7 @@ class Split(Function):
 
     @staticmethod
     def forward(ctx, x: Tensor, sizes: tuple, dim: int) -> tuple:
-        ctx.dim, ctx.input_shape = dim, tuple(x.shape)
+        ctx.dim, ctx.input_shape = dim, x._data.shape
         outs, start = [], 0
         for s in sizes:
             key = (slice(None),) * dim + (slice(start, start + s), Ellipsis)
@@ -509,7 +510,7 @@ class Repeat(Function):
     def forward(ctx, x: Tensor, repeats: tuple) -> Tensor:
         lead = len(repeats) - x.ndim
         shape = (1,) * lead + tuple(x.shape)
-        ctx.shape, ctx.repeats, ctx.input_shape = shape, repeats, tuple(x.shape)
+        ctx.shape, ctx.repeats, ctx.input_shape = shape, repeats, x._data.shape
         xp = x._backend.xp
         return new_result(xp.tile(xp.reshape(x._data, shape), repeats), x)
 
