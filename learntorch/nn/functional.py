@@ -156,13 +156,34 @@ def _gelu_parts(xp: Any, a: Any, approximate: str, order: int) -> Any:
         if order == 1:
             return 0.5 * (1.0 + erf_array(xp, a * _SQRT1_2)) + a * pdf
         return pdf * (2.0 - a * a)
-    inner = _GELU_BETA * (a + _GELU_KAPPA * a * a * a)
-    t = xp.tanh(inner)
+    # u = β·(x + κ·x³), GELU = ½x·(1 + tanh u).  Written in place, one buffer per quantity, in
+    # the same order of operations as the textbook form (so the same numbers): on a transformer's
+    # (B·T, 4d) activations a fresh temporary per step costs more than the arithmetic.
+    u = a * _GELU_KAPPA
+    u *= a
+    u *= a
+    u += a
+    u *= _GELU_BETA
+    t = xp.tanh(u)
+    half_x = a * 0.5
     if order == 0:
-        return 0.5 * a * (1.0 + t)
-    du = _GELU_BETA * (1.0 + 3.0 * _GELU_KAPPA * a * a)
+        t += 1.0
+        t *= half_x
+        return t                                    # ½x·(1 + t)
+    du = a * (3.0 * _GELU_KAPPA)
+    du *= a
+    du += 1.0
+    du *= _GELU_BETA                                # u' = β·(1 + 3κx²)
     if order == 1:
-        return 0.5 * (1.0 + t) + 0.5 * a * (1.0 - t * t) * du
+        sech2 = t * t
+        sech2 *= -1.0
+        sech2 += 1.0                                # 1 - t²
+        sech2 *= half_x
+        sech2 *= du
+        t += 1.0
+        t *= 0.5
+        t += sech2
+        return t                                    # ½(1 + t) + ½x·(1 - t²)·u'
     d2u = 6.0 * _GELU_BETA * _GELU_KAPPA * a
     return (1.0 - t * t) * (du + 0.5 * a * (d2u - 2.0 * t * du * du))
 
