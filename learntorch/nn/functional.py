@@ -292,6 +292,8 @@ class LayerNorm(Function):
         x, weight = ctx.saved_tensors
         axes = ctx.axes
         lead = tuple(range(x.ndim - len(axes)))
+        if not grad_mode._state.enabled and x._dtype in (dtypes.float32, dtypes.float64):
+            return _layer_norm_backward_arrays(ctx, grad, x, weight, lead)
         if grad_mode.is_grad_enabled():  # create_graph: statistics as operations of x
             mean = x.mean(axes, keepdim=True)
             invstd = ((x - mean) ** 2).mean(axes, keepdim=True).add(ctx.eps).rsqrt()
@@ -307,6 +309,29 @@ class LayerNorm(Function):
         if ctx.needs_input_grad[2]:
             gb = grad.sum(lead) if lead else grad
         return gx, gw, gb
+
+
+def _layer_norm_backward_arrays(ctx: Any, grad: Tensor, x: Tensor, weight: Optional[Tensor], lead: tuple) -> tuple:
+    """LayerNorm's backward without recording (the common ``loss.backward()``): the formulas
+    above, in the same order, on the arrays: a dozen tensor operations fewer per layer."""
+    xp = x._backend.xp
+    axes = ctx.axes
+    mean, invstd = ctx.stats
+    g0 = grad._data
+    xhat = x._data - mean
+    xhat *= invstd
+    gx = gw = gb = None
+    if ctx.needs_input_grad[0]:
+        g = g0 * weight._data if weight is not None else g0
+        gx = g - xp.mean(g, axis=axes, keepdims=True)
+        gx -= xhat * xp.mean(g * xhat, axis=axes, keepdims=True)
+        gx *= invstd
+        gx = new_result(gx, grad)
+    if ctx.needs_input_grad[1]:
+        gw = new_result(xp.sum(g0 * xhat, axis=lead) if lead else g0 * xhat, grad)
+    if ctx.needs_input_grad[2]:
+        gb = new_result(xp.sum(g0, axis=lead), grad) if lead else grad
+    return gx, gw, gb
 
 
 def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,
