@@ -450,7 +450,10 @@ def _draw_saved(g: graphviz.Digraph, node: Node, nid: str, names: _Names) -> lis
     lines = ["\\lsaved for backward:"]
     changed = False
     for i, s in enumerate(entries):
-        t = s.tensor
+        t = s.peek()
+        if t is None:
+            lines.append("\\lheld by a saved-tensors hook")
+            continue
         name = names.of(t)
         if name is None:
             if t.grad_fn is node:
@@ -622,7 +625,8 @@ def draw_forward(*outputs: Any, params: Any = None, title: Optional[str] = None,
                 g.edge(tensor_box(nxt, nr), oid, **_label_attr(str(i) if several else ""))
             else:
                 g.edge("more", oid, style="dashed")
-        constants = [s.tensor for s in _saved_entries(node) if _is_constant_input(node, s.tensor)]
+        saved = [s.peek() for s in _saved_entries(node)]
+        constants = [t for t in saved if t is not None and _is_constant_input(node, t)]
         for t in constants:
             key = ("const", id(t))
             if key not in drawn:

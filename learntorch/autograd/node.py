@@ -140,6 +140,11 @@ class SavedTensor:
         remade, data, device, dtype, counter, output_nr = self.packed
         return remade(data, device, dtype, counter, self.output_of(), output_nr)
 
+    def peek(self) -> Optional["Tensor"]:
+        """The saved tensor as it is now, without the version check or the unpack hook (for
+        drawing a graph); None when a saved-tensors hook holds it."""
+        return self._output() if self.output_of is not None else self.tensor
+
     def _set_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
         if self.output_of is not None:
             self.tensor, self.output_of = self._output(), None

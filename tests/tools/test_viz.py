@@ -239,3 +239,18 @@ def test_graph_text_repr_has_no_address():
     text = repr(g)
     assert "0x" not in text
     assert text == "<learntorch.viz.Graph: 4 nodes>"  # result, SumBackward0, MulBackward0, AccumulateGrad
+
+
+def test_saved_results_and_hook_held_tensors_are_drawn():
+    """A node's own saved result is kept without the tensor (autograd/node.py, forget_output):
+    the drawing still names it, and flags an in-place change of it; a tensor that a
+    saved-tensors hook holds is drawn as such."""
+    x = torch.ones(3, requires_grad=True)
+    y = x.tanh()
+    src = viz.draw_backward(y.sum(), params={"x": x}).source
+    assert "its own result" in src and "CHANGED" not in src
+    y.mul_(2)
+    assert "CHANGED IN PLACE" in viz.draw_backward(y, params={"x": x}).source
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+        z = x.exp()
+    assert "held by a saved-tensors hook" in viz.draw_backward(z, params={"x": x}).source
