@@ -351,6 +351,15 @@ class Tensor:
             _count_device_memory(self._data, self._device)
         self._version_counter[0] += 1
 
+    def _kept_as_grad(self) -> "Tensor":
+        """This gradient, nobody else's (``GraphTask.may_keep``), kept as a leaf's ``.grad``
+        without a copy: the tensor itself when it is a plain result (no history, not a view,
+        no hooks), else a detached tensor on the same memory."""
+        if (type(self) is Tensor and self.grad_fn is None and self._base is None and not self._requires_grad
+                and self._hooks is None):
+            return self
+        return self.detach()
+
     def detach(self) -> "Tensor":
         """A tensor on the same storage that is cut from the graph (never requires grad).
 

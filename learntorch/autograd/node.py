@@ -295,15 +295,15 @@ class AccumulateGrad(Node):
         var = self.variable
         task = current_task()
         create_graph = task is not None and task.create_graph
-        if grad.device != var.device:
+        if grad._device != var._device:
             raise RuntimeError(f"expected a gradient on {var.device} for a leaf on {var.device}, got one on {grad.device}")
-        if grad.dtype is not var.dtype:  # the engine casts gradients to their input's dtype, as PyTorch does
+        if grad._dtype is not var._dtype:  # the engine casts gradients to their input's dtype, as PyTorch does
             grad = grad.to(var.dtype)
         if var._grad is None:
             if create_graph:  # a copy, as PyTorch makes (CopyBackwards): never a view of another tensor
                 var._grad = grad._filled_like(0).copy_(grad)
             elif task is not None and task.may_keep(grad):
-                var._grad = grad.detach()
+                var._grad = grad._kept_as_grad()
             else:
                 var._grad = grad.detach().clone()
         elif create_graph or var._grad.requires_grad:
