@@ -429,10 +429,10 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
     A batch of rows (2-D input) with a bias is one fused ``addmm`` (PyTorch's
     ``AddmmBackward0`` node): one matrix product, the bias added in place.
     More leading dimensions are folded into the batch and unfolded after."""
-    if weight.ndim != 2:  # F.linear(x, w_1d): a dot product
+    if weight._data.ndim != 2:  # F.linear(x, w_1d): a dot product
         out = input.matmul(weight.t())
         return out if bias is None else out + bias
-    if input.ndim == 2:
+    if input._data.ndim == 2:
         if bias is None:
             return input.mm(weight.t())
         # the hot path of every nn.Linear: checked here on the arrays' shapes, so addmm's checks are skipped

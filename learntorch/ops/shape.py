@@ -156,9 +156,10 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 def t(input: Tensor) -> Tensor:
     """Matrix transpose; PyTorch allows it only up to 2-D."""
-    if input.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
-    return T.apply(input, tuple(reversed(range(input.ndim))))
+    ndim = input._data.ndim  # (every nn.Linear call transposes its weight: read once, from the array)
+    if ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
+    return T.apply(input, (1, 0) if ndim == 2 else tuple(range(ndim)))
 
 
 def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
