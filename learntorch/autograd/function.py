@@ -32,15 +32,6 @@ from ..tensor import Tensor
 __all__ = ["Function", "FunctionCtx", "BackwardFunction", "once_differentiable"]
 
 
-def _forget_saved_outputs(ctx: "BackwardFunction", outs: tuple) -> None:
-    """Each saved tensor that is one of ``outs`` (now that they have ``ctx`` as their
-    ``grad_fn``, as PyTorch decides it too) is kept without the tensor itself:
-    :meth:`SavedTensor.forget_output` says why."""
-    for s in ctx._saved or ():
-        if s is not None and s.tensor is not None and s.unpack_hook is None and _is_one_of(s.tensor, outs):
-            s.forget_output(ctx)
-
-
 class FunctionCtx:
     """What ``forward`` and ``backward`` can do with ``ctx``."""
 
@@ -440,6 +431,15 @@ def _link(ctx: BackwardFunction, cls: type, args: tuple, outs: tuple, dirty: tup
     ctx._output_meta = tuple(output_meta)
     _forget_saved_outputs(ctx, tuple(o for o in outs if isinstance(o, Tensor) and o.grad_fn is ctx))
     return tuple(outs)
+
+
+def _forget_saved_outputs(ctx: BackwardFunction, outs: tuple) -> None:
+    """Each saved tensor that is one of ``outs`` (now that they have ``ctx`` as their
+    ``grad_fn``, as PyTorch decides it too) is kept without the tensor itself:
+    :meth:`SavedTensor.forget_output` says why."""
+    for s in ctx._saved or ():
+        if s is not None and s.tensor is not None and s.unpack_hook is None and _is_one_of(s.tensor, outs):
+            s.forget_output(ctx)
 
 
 def _is_one_of(obj: Any, items: tuple) -> bool:
