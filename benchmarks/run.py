@@ -120,6 +120,7 @@ import numpy as np  # noqa: E402
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, ROOT)
 import learntorch  # noqa: E402
+from mlp_model import LR, SIZES, init_weights, make_model  # noqa: E402  (benchmarks/mlp_model.py)
 
 torch: Any = None
 if not ARGS.no_torch:
@@ -272,21 +273,6 @@ def small_op_nograd_case(grad: bool = False) -> Case:
 
 
 # --- MLP training step ---------------------------------------------------------
-MLP_SIZES = (784, 512, 256, 10)
-MLP_LR = 0.01
-
-
-def mlp_weights(seed: int = 0) -> list[np.ndarray]:
-    """``nn.Linear``'s default initialisation (uniform in +-1/sqrt(fan_in)), as (out, in) weights and biases."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for fan_in, fan_out in zip(MLP_SIZES[:-1], MLP_SIZES[1:]):
-        bound = 1 / np.sqrt(fan_in)
-        out.append(rng.uniform(-bound, bound, (fan_out, fan_in)).astype(np.float32))
-        out.append(rng.uniform(-bound, bound, (fan_out,)).astype(np.float32))
-    return out
-
-
 class NumpyMLP:
     """The training step written by hand, with care: in-place where it is free, no needless copies."""
 
@@ -321,21 +307,9 @@ class NumpyMLP:
         g1 *= h1 > 0
         gw1, gb1 = g1.T @ x, g1.sum(0)
         for p, gp in zip(self.p, (gw1, gb1, gw2, gb2, gw3, gb3)):
-            gp *= MLP_LR
+            gp *= LR
             p -= gp
         return loss
-
-
-def make_mlp(lib: Any, weights: list[np.ndarray]) -> tuple[Any, Any, Any]:
-    layers: list[Any] = []
-    for i in range(3):
-        lin = lib.nn.Linear(MLP_SIZES[i], MLP_SIZES[i + 1])
-        with lib.no_grad():
-            lin.weight.copy_(lib.tensor(weights[2 * i]))
-            lin.bias.copy_(lib.tensor(weights[2 * i + 1]))
-        layers += [lin, lib.nn.ReLU()] if i < 2 else [lin]
-    model = lib.nn.Sequential(*layers)
-    return model, lib.optim.SGD(model.parameters(), lr=MLP_LR), lib.nn.CrossEntropyLoss()
 
 
 def mlp_step(model: Any, opt: Any, loss_fn: Any, x: Any, y: Any) -> float:
@@ -348,10 +322,10 @@ def mlp_step(model: Any, opt: Any, loss_fn: Any, x: Any, y: Any) -> float:
 
 
 def mlp_case(batch: int) -> Case:
-    weights = mlp_weights()
+    weights = init_weights()
     rng = np.random.default_rng(1)
-    x_np = rng.standard_normal((batch, MLP_SIZES[0])).astype(np.float32)
-    y_np = rng.integers(0, MLP_SIZES[-1], batch)
+    x_np = rng.standard_normal((batch, SIZES[0])).astype(np.float32)
+    y_np = rng.integers(0, SIZES[-1], batch)
     np_model = NumpyMLP(weights)
     funcs: dict[str, Callable[[], Any]] = {"numpy": lambda: np_model.step(x_np, y_np)}
     ref_loss = np_model.step(x_np, y_np)
@@ -359,7 +333,7 @@ def mlp_case(batch: int) -> Case:
     for name, lib in (("torch", torch), ("learntorch", learntorch)):
         if lib is None:
             continue
-        parts = make_mlp(lib, weights)
+        parts = make_model(lib, weights)
         x, y = lib.tensor(x_np), lib.tensor(y_np)
         funcs[name] = lambda parts=parts, x=x, y=y: mlp_step(*parts, x, y)
         loss = funcs[name]()

@@ -62,25 +62,12 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import learntorch  # noqa: E402
+from mlp_model import LR, SIZES, init_weights, make_model  # noqa: E402  (benchmarks/mlp_model.py)
 
 try:
     import torch
 except ImportError:
     torch = None
-
-SIZES = (784, 512, 256, 10)
-LR = 0.01
-
-
-def init_weights(seed: int = 0) -> list[np.ndarray]:
-    rng = np.random.default_rng(seed)
-    out = []
-    for fan_in, fan_out in zip(SIZES[:-1], SIZES[1:]):
-        bound = 1 / np.sqrt(fan_in)
-        out.append(rng.uniform(-bound, bound, (fan_out, fan_in)).astype(np.float32))
-        out.append(rng.uniform(-bound, bound, (fan_out,)).astype(np.float32))
-    return out
-
 
 def data(batch: int, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
@@ -117,18 +104,6 @@ class NumpyMLP:
         for p, g in zip(self.p, grads):
             p -= LR * g
         return loss
-
-
-def make_model(lib, weights: list[np.ndarray]):
-    layers = []
-    for i in range(3):
-        lin = lib.nn.Linear(SIZES[i], SIZES[i + 1])
-        with lib.no_grad():
-            lin.weight.copy_(lib.from_numpy(weights[2 * i].copy()))
-            lin.bias.copy_(lib.from_numpy(weights[2 * i + 1].copy()))
-        layers += [lin, lib.nn.ReLU()] if i < 2 else [lin]
-    model = lib.nn.Sequential(*layers)
-    return model, lib.optim.SGD(model.parameters(), lr=LR), lib.nn.CrossEntropyLoss()
 
 
 def lib_step(lib, model, opt, loss_fn, x, y) -> float:
