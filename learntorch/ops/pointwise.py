@@ -469,24 +469,34 @@ Log10 = _unary("Log10", "Log10Backward0", lambda xp, a: xp.log10(a), lambda m, x
 Exp2 = _unary("Exp2", "Exp2Backward0", lambda xp, a: xp.pow(2.0, a) if hasattr(xp, "pow") else 2.0 ** a,
               lambda m, y: y * 0.6931471805599453, "result")
 Abs = _unary("Abs", "AbsBackward0", lambda xp, a: xp.abs(a), lambda m, x: m.sign(x), "input")
+def _zero_where(cond: Any, values: Any, backend: Any) -> Any:
+    """``cond ? 0 : values``, element by element: PyTorch's *select*, which relu and its
+    backward are.  A selected value passes through untouched (NaN, inf and -0 included),
+    and what is not selected is +0.
+
+    On NumPy, ``np.where`` with a mask that follows the data (half the signs of a
+    layer's output) is five to ten times slower than a pass of arithmetic, and
+    ``values * keep`` is not a select (``inf * 0`` is NaN).  So the select is done on
+    the bits: an integer mask with every bit set where ``values`` is kept and none
+    where it is not, and'ed with ``values``' bits.  Two passes, like ``maximum``."""
+    if backend.is_numpy and values.dtype.kind in "fiu":
+        ints = np.dtype(f"i{values.dtype.itemsize}")
+        mask = np.subtract(cond, 1, dtype=ints)  # True -> 0 (drop), False -> -1 (all bits set: keep)
+        np.bitwise_and(values.view(ints), mask, out=mask)
+        return mask.view(values.dtype)
+    xp = backend.xp
+    return xp.where(cond, xp.zeros_like(values), values)
+
+
 def _threshold_backward(grad: Tensor, y: Tensor) -> Tensor:
-    """The gradient where ``y`` is positive, +0 elsewhere, on the arrays."""
-    keep = y._data > 0
-    g = grad._data
-    if grad._backend.is_numpy:
-        # PyTorch *selects*; ``g * keep`` is the same numbers (after ``+ 0.0`` turns the -0 of a
-        # negative g times 0 into +0) unless g has inf/NaN, and many times faster than np.where
-        # with an unpredictable mask.
-        out = g * keep
-        out += 0.0
-        if np.isfinite(out).all():
-            return new_result(out, grad)
-    return new_result(grad._backend.xp.where(keep, g, 0.0), grad)
+    """PyTorch's ``threshold_backward(grad, y, 0)``: ``y <= 0 ? 0 : grad``, on the arrays.
+    (Where relu's output is NaN, the gradient passes, as in PyTorch.)"""
+    return new_result(_zero_where(y._data <= 0, grad._data, grad._backend), grad)
 
 
 class ThresholdBackward(Function):
     """ReLU's backward as an operation of its own (PyTorch's ``threshold_backward``): the gradient
-    where the output is positive, +0 elsewhere.  Recorded, so ``create_graph=True`` can
+    where the output is not ``<= 0``, +0 elsewhere.  Recorded, so ``create_graph=True`` can
     differentiate relu twice (the second derivative is 0)."""
 
     _backward_name = "ThresholdBackwardBackward0"
@@ -503,19 +513,23 @@ class ThresholdBackward(Function):
 
 
 class Relu(Function):
-    """``max(x, 0)``.  Backward: the gradient where the output is positive, 0 elsewhere, as
+    """``max(x, 0)``, computed as PyTorch does, ``x < 0 ? 0 : x`` (so ``relu(-0.0)`` is -0 and
+    NaN stays NaN).  Backward: the gradient where the output is not ``<= 0``, 0 elsewhere, as
     an operation of its own (:class:`ThresholdBackward`), so that it can be differentiated again.
 
     Written out rather than made by ``_unary``: its forward skips ``_unary``'s ``errstate``
-    guard, which costs more than ``maximum`` itself on small batches (``maximum(x, 0)``
-    has no warning to silence; NaN stays NaN, as in PyTorch), and its backward is not
-    ``grad * derivative`` but the threshold operation above."""
+    guard, which costs more than the select itself on small batches (a select has no
+    warning to silence), and its backward is not ``grad * derivative`` but the threshold
+    operation above."""
 
     _backward_name = "ReluBackward0"
 
     @staticmethod
     def forward(ctx, x: Tensor) -> Tensor:
-        out = new_result(x._backend.xp.maximum(x._data, 0), x)
+        if x._dtype is dtypes.bool:
+            raise RuntimeError("Boolean inputs not supported for relu")
+        a = x._data
+        out = new_result(_zero_where(a < 0, a, x._backend), x)  # PyTorch's ``x < 0 ? 0 : x``: -0 and NaN stay
         ctx.save_for_backward(out)
         return out
 

@@ -121,7 +121,9 @@ class Permute(Function):
             # A plain backward records nothing: make the view as forward does, without the
             # checks and the Function call (every nn.Linear's W.t() comes through here each step).
             return grad._view_of(grad._backend.xp.permute_dims(grad._data, tuple(inverse))), None
-        return grad.permute(tuple(inverse)), None
+        # recorded (create_graph): the same kind of view again, as PyTorch's formulas are
+        # (t: grad.t(), transpose: grad.transpose(...), permute: grad.permute(inverse))
+        return ctx._forward_cls.apply(grad, tuple(inverse)), None
 
 
 class Transpose(Permute):

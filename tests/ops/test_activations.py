@@ -107,3 +107,50 @@ def test_sigmoid_at_the_extremes_as_pytorch(torch_oracle):
     xt = torch_oracle.tensor(values, requires_grad=True)
     torch_oracle.sigmoid(xt).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-6, atol=1e-44)
+
+
+_SPECIALS = [float("nan"), -float("nan"), 0.0, -0.0, 1.5, -1.5, float("inf"), -float("inf"), 1e-45, -1e-45]
+
+
+def _bits(a: Any) -> np.ndarray:
+    """Values as raw bits, so -0 differs from +0 (NaN payloads aside: every NaN maps to one)."""
+    a = np.asarray(a, dtype=np.float32).copy()
+    a[np.isnan(a)] = np.nan
+    return a.view(np.int32)
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_relu_selects_as_pytorch_does(torch_oracle: Any, inplace: bool) -> None:
+    """relu is ``x < 0 ? 0 : x`` and its backward ``y <= 0 ? 0 : grad``: both are selects,
+    so -0 stays -0, NaN stays NaN (and lets its gradient through), and an inf or NaN
+    gradient is dropped, not multiplied by 0, where the output is 0."""
+    grads = [1.0, 2.0, 3.0, float("nan"), float("inf"), float("nan"), -0.0, 5.0, -2.0, -3.0]
+    out = {}
+    for T in (lt, torch_oracle):
+        x = T.tensor(_SPECIALS, requires_grad=True)
+        y = T.nn.functional.relu(x * 1, inplace=inplace)
+        y.backward(T.tensor(grads))
+        out[T.__name__] = (y.detach().numpy(), x.grad.numpy())
+    for got, want in zip(out["learntorch"], out["torch"]):
+        np.testing.assert_array_equal(_bits(got), _bits(want))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float16", "bfloat16", "int8", "int32", "int64", "uint8"])
+def test_relu_of_every_dtype(torch_oracle: Any, dtype: str) -> None:
+    check_both(lambda T: T.relu(T.tensor([[-2, 0, 3], [4, -5, -0]]).to(getattr(T, dtype)).t()), torch_oracle)
+
+
+def test_relu_refuses_bool(torch_oracle: Any) -> None:
+    raises_both(lambda T: T.relu(T.tensor([True, False])), torch_oracle, match="Boolean inputs not supported")
+
+
+@pytest.mark.parametrize("view", ["t", "transpose", "permute", "mT"])
+def test_double_backward_of_a_transposed_relu_names_the_view(torch_oracle: Any, view: str) -> None:
+    """With ``create_graph`` the backward of ``t()`` is ``grad.t()`` (TBackward0), of
+    ``transpose`` a transpose, of ``permute`` a permute: the graph of the gradient says so."""
+    def run(T: Any) -> Any:
+        x = T.tensor([[-1.0, 2.0], [3.0, -4.0]], requires_grad=True)
+        v = {"t": x.t(), "transpose": x.transpose(0, 1), "permute": x.permute(1, 0), "mT": x.mT}[view]
+        (g,) = T.autograd.grad((T.relu(v) * v).sum(), x, create_graph=True)
+        return g
+    check_both(run, torch_oracle)
