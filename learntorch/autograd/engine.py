@@ -295,6 +295,8 @@ def _make_grads(outputs: tuple, grad_outputs: tuple) -> list:
     """Default gradients (1 for scalars) and PyTorch's checks of given ones."""
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is not None and not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         if g is None:
             if out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -312,23 +314,30 @@ def _make_grads(outputs: tuple, grad_outputs: tuple) -> list:
     return grads
 
 
+def _check_counts(outputs: tuple, given: tuple) -> None:
+    if len(given) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(given)} gradients")
+
+
 def backward(tensors: TensorOrTensors, grad_tensors: Optional[TensorOrTensors] = None,
              retain_graph: Optional[bool] = None, create_graph: bool = False, inputs: Any = None) -> None:
     """Accumulate into each leaf's ``.grad`` the gradient of ``tensors`` (weighted by
     ``grad_tensors``: a vector-Jacobian product when they are not scalars)."""
     outputs = _as_tuple(tensors)
     given = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(outputs)
-    if len(given) != len(outputs):
-        raise RuntimeError(f"got {len(given)} tensors and {len(outputs)} gradients")
+    grads = _make_grads(outputs, given)
+    _check_counts(outputs, given)
     for i, out in enumerate(outputs):
         if not out.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
-    grads = _make_grads(outputs, given)
     if retain_graph is None:
         retain_graph = create_graph
     input_list = list(_as_tuple(inputs)) if inputs is not None else None
     if input_list is not None and not input_list:
         raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    for t in input_list or ():
+        # As PyTorch: each input gets its gradient in ``.grad``, a non-leaf too (so it must require grad).
+        t.retain_grad()
     run_backward(outputs, grads, retain_graph=retain_graph, create_graph=create_graph, inputs=input_list,
                  accumulate=True)
 
@@ -351,18 +360,18 @@ def grad(outputs: TensorOrTensors, inputs: TensorOrTensors, grad_outputs: Option
          allow_unused: Optional[bool] = None, is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
     """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` is untouched).
 
-    ``only_inputs`` is PyTorch's deprecated, ignored flag (``False`` warns as PyTorch does);
-    ``is_grads_batched=True`` needs vmap, which learntorch does not have."""
+    ``only_inputs`` is PyTorch's deprecated, ignored flag (``False`` warns as PyTorch does)."""
     if not only_inputs:
         warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
                       "gradient for other parts of the graph, please use torch.autograd.backward.", FutureWarning,
                       stacklevel=2)
-    if is_grads_batched:
-        raise NotImplementedError("autograd.grad(is_grads_batched=True) needs vmap, which learntorch does not "
-                                  "have: call autograd.grad once per row of grad_outputs (retain_graph=True) instead")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
     outs = _as_tuple(outputs)
     ins = _as_tuple(inputs)
     given = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outs)
+    _check_counts(outs, given)
     for i, out in enumerate(outs):
         if not out.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
@@ -371,15 +380,54 @@ def grad(outputs: TensorOrTensors, inputs: TensorOrTensors, grad_outputs: Option
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:
         retain_graph = create_graph
+    if is_grads_batched:
+        return _grad_batched(outs, ins, given, retain_graph, create_graph, allow_unused, materialize_grads)
     captured = run_backward(outs, _make_grads(outs, given), retain_graph=retain_graph, create_graph=create_graph,
                             inputs=list(ins), accumulate=False)
+    return tuple(_unused_or(g, t, index, allow_unused, materialize_grads)
+                 for index, (t, g) in enumerate(zip(ins, captured)))
+
+
+def _unused_or(g: Optional["Tensor"], t: "Tensor", index: int, allow_unused: Optional[bool],
+               materialize_grads: bool) -> Optional["Tensor"]:
+    """``g``; or, for an input the outputs do not depend on, zeros, None or PyTorch's error."""
+    if g is not None:
+        return g
+    if materialize_grads:
+        return t._filled_like(0)
+    if not allow_unused:
+        raise RuntimeError(f"The differentiated Tensor at index {index} appears to not have been used in "
+                           "the graph. Set allow_unused=True if this is the desired behavior.")
+    return None
+
+
+def _grad_batched(outs: tuple, ins: tuple, given: tuple, retain_graph: bool, create_graph: bool,
+                  allow_unused: Optional[bool], materialize_grads: bool) -> tuple:
+    """``grad(..., is_grads_batched=True)``: the first dimension of each ``grad_output`` is a batch
+    of vectors, each giving one vector-Jacobian product (rows of a Jacobian, for instance).
+    PyTorch runs them in one pass with vmap; here it is one backward pass per row, the graph
+    kept until the last one, and the rows stacked."""
+    for i, (out, g) in enumerate(zip(outs, given)):
+        if g is None or g.ndim == 0 or tuple(g.shape[1:]) != tuple(out.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                "dimension. The sizes of the remaining dimensions are expected to match the shape of "
+                f"corresponding output, but a mismatch was detected: grad_output[{i}] has a shape of "
+                f"{g.shape[1:] if g is not None and g.ndim else 'torch.Size([])'} and output[{i}] has a shape of "
+                f"{out.shape}. If you only want some tensors in `grad_output` to be considered batched, consider "
+                "using vmap.")
+    n = given[0].shape[0]
+    per_row = [grad(outs, ins, tuple(g[b] for g in given), retain_graph=retain_graph if b == n - 1 else True,
+                    create_graph=create_graph, allow_unused=True) for b in range(n)]
     result = []
-    for index, (t, g) in enumerate(zip(ins, captured)):
-        if g is None:
-            if materialize_grads:
-                g = t._filled_like(0)
-            elif not allow_unused:
-                raise RuntimeError(f"The differentiated Tensor at index {index} appears to not have been used in "
-                                   "the graph. Set allow_unused=True if this is the desired behavior.")
-        result.append(g)
+    for k, t in enumerate(ins):
+        rows = [r[k] for r in per_row]
+        if all(g is None for g in rows):
+            result.append(_unused_or(None, t, k, allow_unused, materialize_grads))
+            continue
+        rows = [t._filled_like(0) if g is None else g for g in rows]
+        stacked = rows[0].new_zeros((n, *rows[0].shape))
+        for b, g in enumerate(rows):
+            stacked[b] = g  # (with create_graph, a recorded copy: the rows stay differentiable)
+        result.append(stacked)
     return tuple(result)

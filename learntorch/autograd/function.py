@@ -93,7 +93,7 @@ class BackwardFunction(Node, FunctionCtx):
         if self._materialize_grads and (grad_outputs[0] is None if len(grad_outputs) == 1
                                         else _is_one_of(None, grad_outputs)):
             grad_outputs = [self._zeros_for(i) if g is None else g for i, g in enumerate(grad_outputs)]
-        result = self._forward_cls.backward(self, *grad_outputs)
+        result = self._forward_cls._user_backward(self, *grad_outputs)
         if not isinstance(result, tuple):
             result = (result,)
         if self._bfloat16_args:  # forward computed in float32: bfloat16 inputs get bfloat16 gradients
@@ -118,8 +118,11 @@ class BackwardFunction(Node, FunctionCtx):
             grads = self._validate_grads(grads)
         return grads
 
-    def _zeros_for(self, index: int) -> "Tensor":
-        shape, dtype, device = self._output_meta[index]
+    def _zeros_for(self, index: int) -> "Tensor | None":
+        meta = self._output_meta[index]
+        if meta is None:  # a non-tensor output (a number forward also returned): its gradient stays None
+            return None
+        shape, dtype, device = meta
         return Tensor._zeros(shape, dtype, device)
 
     def _validate_grads(self, grads: list) -> list:
@@ -155,6 +158,11 @@ class BackwardFunction(Node, FunctionCtx):
             self._freed = True
 
 
+def _both_backward_and_vjp(ctx: Any, *grad_outputs: Any) -> Any:
+    raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. "
+                       "You should only implement one of them.")
+
+
 def _expandable(target: tuple, shape: tuple) -> bool:
     """Can a gradient of ``shape`` be summed down to ``target`` (the reverse of broadcasting)?"""
     if len(shape) < len(target):
@@ -181,9 +189,33 @@ class _FunctionMeta(type):
         for attr in saved_attribute_names(node_name):
             namespace[attr] = property(functools.partial(saved_attribute, attr=attr))
         cls._backward_cls = type(node_name.rsplit("::", 1)[-1], (BackwardFunction,), namespace)
+        cls._resolve_backward()
         # PyTorch 2's style: ``forward(*args)`` without ctx, plus ``setup_context(ctx, inputs, output)``.
         setup = getattr(cls, "setup_context", None)
         cls._uses_setup_context = setup is not None and not getattr(setup, "_not_overridden", False)
+
+
+    def _resolve_backward(cls) -> None:
+        """``_user_backward``: what the node calls.  A Function may define its backward under
+        PyTorch's other name for it, ``vjp`` (not both: that is an error when backward runs)."""
+        backward, vjp = inspect.getattr_static(cls, "backward"), inspect.getattr_static(cls, "vjp", None)
+        base = globals().get("Function")  # (None while Function itself is being made)
+        own_vjp = base is not None and vjp is not inspect.getattr_static(base, "vjp")
+        if own_vjp and backward is not vjp and backward is not inspect.getattr_static(base, "backward"):
+            type.__setattr__(cls, "_user_backward", staticmethod(_both_backward_and_vjp))
+        else:
+            type.__setattr__(cls, "_user_backward", vjp if own_vjp else backward)
+
+    def __setattr__(cls, name: str, value: Any) -> None:
+        """``MyFn.backward = ...`` after the class statement works too: resolved again, for the
+        class and the classes made from it."""
+        super().__setattr__(name, value)
+        if name in ("backward", "vjp"):
+            todo = [cls]
+            while todo:
+                c = todo.pop()
+                c._resolve_backward()
+                todo.extend(c.__subclasses__())
 
 
 class Function(metaclass=_FunctionMeta):
@@ -219,6 +251,8 @@ class Function(metaclass=_FunctionMeta):
         raise NotImplementedError("You must implement either the backward or vjp method for your custom "
                                   "autograd.Function to use it with backward mode AD.")
 
+    vjp = backward  # PyTorch's other name for backward: a subclass may define either
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         state = grad_mode._state
@@ -226,7 +260,7 @@ class Function(metaclass=_FunctionMeta):
         if cls._uses_setup_context:
             args, kwargs = _bind_defaults(cls.forward, args, kwargs), {}
         needs = _needs_input_grad(args)
-        record = prev and True in needs
+        record = prev and True in needs and not state.inference  # (enable_grad inside inference_mode records nothing)
         # Only a recorded call needs a real node; otherwise a throw-away context will do.
         ctx = cls._backward_cls() if record else _UnrecordedCtx()
         ctx.needs_input_grad = needs

@@ -7,6 +7,7 @@ nest, and each also works as a decorator, as in PyTorch.
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 from typing import Any, Callable, TypeVar
 
@@ -50,6 +51,8 @@ class _GradModeContext:
 
     def __call__(self, func: F) -> F:
         mode = self._mode
+        if inspect.isgeneratorfunction(func):
+            return _wrap_generator(func, lambda: _Switch(mode))
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -61,6 +64,49 @@ class _GradModeContext:
                 _state.enabled = prev
 
         return wrapper  # type: ignore[return-value]
+
+
+class _Switch:
+    """Grad mode set to ``mode`` for a ``with`` block, the previous mode restored after it."""
+
+    def __init__(self, mode: bool) -> None:
+        self._mode = mode
+
+    def __enter__(self) -> None:
+        self._prev = _state.enabled
+        _state.enabled = self._mode
+
+    def __exit__(self, *exc: Any) -> None:
+        _state.enabled = self._prev
+
+
+def _wrap_generator(func: Callable, mode: Callable[[], Any]) -> Any:
+    """A decorated *generator* function: its body runs in pieces, from one ``yield`` to the
+    next, each time the caller asks for a value.  Wrapping only the call that creates the
+    generator would cover none of them, so each piece runs inside a fresh ``mode()`` context
+    while the caller's own code between two values runs in the caller's mode (as PyTorch does)."""
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        gen = func(*args, **kwargs)
+        try:
+            with mode():
+                value = gen.send(None)
+            while True:
+                try:
+                    sent = yield value
+                except GeneratorExit:
+                    with mode():
+                        gen.close()
+                    raise
+                except BaseException as error:  # thrown in by the caller: into the generator, in the mode
+                    with mode():
+                        value = gen.throw(error)
+                else:
+                    with mode():
+                        value = gen.send(sent)
+        except StopIteration as stop:
+            return stop.value
+    return wrapper
 
 
 class no_grad(_GradModeContext):
@@ -103,6 +149,9 @@ class inference_mode(no_grad):
         super().__exit__(*exc)
 
     def __call__(self, func: F) -> F:
+        if inspect.isgeneratorfunction(func):
+            return _wrap_generator(func, lambda: inference_mode(self._inference))
+
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             with inference_mode(self._inference):

@@ -95,3 +95,56 @@ def test_ctx_is_the_grad_fn_and_backward_gets_none_for_numbers():
     assert len(y.grad_fn.next_functions) == 1
     y.sum().backward()
     assert x.grad.tolist() == [3.0, 3.0]
+
+
+def test_a_function_may_return_a_number_beside_a_tensor(torch_oracle):
+    """The number's gradient reaches backward as None (there is nothing to make zeros of)."""
+    def run(T):
+        seen = []
+
+        class WithCount(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2, 5
+
+            @staticmethod
+            def backward(ctx, g, g_count):
+                seen.append(g_count)
+                return g * 2
+
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        y, count = WithCount.apply(x)
+        y.sum().backward()
+        return x.grad, count, seen
+    check_both(run, torch_oracle)
+
+
+def _vjp_function(T, also_backward: bool):
+    class Quadruple(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def vjp(ctx, g):
+            return g * 4
+
+    class Both(Quadruple):
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+    return Both if also_backward else Quadruple
+
+
+def test_backward_may_be_named_vjp(torch_oracle):
+    def run(T):
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        _vjp_function(T, False).apply(x).sum().backward()
+        return x.grad
+    check_both(run, torch_oracle)
+
+
+def test_backward_and_vjp_together_are_refused(torch_oracle):
+    raises_both(lambda T: _vjp_function(T, True).apply(T.ones(2, requires_grad=True)).sum().backward(),
+                torch_oracle, match="Implementing both 'backward' and 'vjp'")

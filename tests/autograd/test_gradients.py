@@ -896,6 +896,45 @@ def test_grad_mode_decorators(torch_oracle):
     check_both(run, torch_oracle)
 
 
+@pytest.mark.parametrize("decorator", ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode"])
+def test_grad_mode_decorates_a_generator_function(torch_oracle, decorator):
+    """A decorated generator runs its body piece by piece, one ``yield`` to the next: each
+    piece runs in the decorator's mode, and the caller's code between them in the caller's."""
+    def run(T):
+        make = {"no_grad": T.no_grad, "enable_grad": T.enable_grad, "inference_mode": T.inference_mode,
+                "set_grad_enabled": lambda: T.set_grad_enabled(False)}[decorator]
+
+        @make()
+        def gen(t):
+            got = yield t * 2, T.is_grad_enabled(), T.is_inference_mode_enabled()
+            yield got, T.is_grad_enabled(), T.is_inference_mode_enabled()
+            return "done"
+
+        x = T.tensor(A, requires_grad=True)
+        out = []
+        with T.no_grad() if decorator == "enable_grad" else T.enable_grad():
+            g = gen(x)
+            first = next(g)
+            out.append((first[0].requires_grad, first[1], first[2], T.is_grad_enabled()))
+            out.append(g.send(7) + (T.is_grad_enabled(),))
+            with pytest.raises(StopIteration) as stop:
+                next(g)
+            out.append(stop.value.value)
+        return out
+    check_both(run, torch_oracle)
+
+
+def test_enable_grad_inside_inference_mode_records_nothing(torch_oracle):
+    def run(T):
+        x = T.tensor(A, requires_grad=True)
+        with T.inference_mode():
+            with T.enable_grad():
+                y = x * 2
+                mode = T.is_grad_enabled()
+        return y.requires_grad, y.grad_fn is None, mode
+    check_both(run, torch_oracle)
+
+
 def test_grad_mode_restored_after_exception(torch_oracle):
     for T in (lt, torch_oracle):
         with pytest.raises(ZeroDivisionError):
