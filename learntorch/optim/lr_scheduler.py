@@ -16,6 +16,7 @@ over from one to the next at given epochs (warm-up, then decay).
 """
 from __future__ import annotations
 
+import functools
 import math
 import types
 import warnings
@@ -34,6 +35,39 @@ EPOCH_DEPRECATION_WARNING = (
 )
 
 
+def _track_step_calls(optimizer: Optimizer) -> None:
+    """Wrap this optimizer's ``step`` (on the instance, once) so that it notes it was called.
+
+    The classic mistake is ``scheduler.step()`` before ``optimizer.step()``: the first rate
+    of the schedule is then skipped.  PyTorch detects it this way and warns; so do we."""
+    step = optimizer.step
+    if getattr(step, "_wrapped_by_lr_sched", False):
+        return
+    func = step.__func__  # type: ignore[attr-defined]
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        optimizer._opt_called = True  # type: ignore[attr-defined]
+        return func(optimizer, *args, **kwargs)
+
+    wrapper._wrapped_by_lr_sched = True  # type: ignore[attr-defined]
+    optimizer.step = wrapper  # type: ignore[method-assign]
+
+
+def _warn_if_stepped_before_the_optimizer(optimizer: Optimizer) -> None:
+    if not hasattr(optimizer.step, "_wrapped_by_lr_sched"):
+        warnings.warn("Seems like `optimizer.step()` has been overridden after learning rate scheduler "
+                      "initialization. Please, make sure to call `optimizer.step()` before `lr_scheduler.step()`. "
+                      "See more details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
+                      UserWarning, stacklevel=3)
+    elif not getattr(optimizer, "_opt_called", False):
+        warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
+                      "later, you should call them in the opposite order: `optimizer.step()` before "
+                      "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first value "
+                      "of the learning rate schedule. See more details at "
+                      "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning, stacklevel=3)
+
+
 class LRScheduler:
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
         if not isinstance(optimizer, Optimizer):
@@ -49,6 +83,7 @@ class LRScheduler:
                                    f"scheduler with last_epoch >= 0.")
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
+        _track_step_calls(optimizer)
         self._initial_step()
 
     def _initial_step(self) -> None:
@@ -85,6 +120,8 @@ class LRScheduler:
 
     def step(self, epoch: Optional[int] = None) -> None:
         """Advance one epoch and write the new rates into the optimizer's groups."""
+        if self._step_count == 1:  # the user's first call (the constructor made the 0th)
+            _warn_if_stepped_before_the_optimizer(self.optimizer)
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)

@@ -7,6 +7,7 @@ parameters compared every 10 steps (rtol 1e-5), then the optimizers' state_dicts
 *identical* learning rates (the same Python float arithmetic)."""
 import os
 import tempfile
+import warnings
 
 import numpy as np
 import pytest
@@ -243,6 +244,32 @@ def test_step_with_epoch_uses_the_closed_form_and_warns():
         with pytest.warns(UserWarning, match="The epoch parameter in `scheduler.step\\(\\)` was not necessary"):
             s.step(2)
         assert s.last_epoch == 2 and s.get_last_lr() == [0.1 * (0.2 + 0.8 * 2 / 4), 0.02 * (0.2 + 0.8 * 2 / 4)]
+
+
+def _warnings_of(lib, optimizer_first: bool, replace_step: bool = False) -> list:
+    opt = _pair(lib)
+    s = lib.optim.lr_scheduler.StepLR(opt, 1)
+    if replace_step:
+        opt.step = type(opt).step.__get__(opt)  # a step the scheduler did not wrap
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(2):
+            if optimizer_first:
+                opt.step()
+            s.step()
+            if not optimizer_first:
+                opt.step()
+    return [(w.category, str(w.message), w.filename) for w in caught]
+
+
+@pytest.mark.parametrize("optimizer_first,replace_step", [(True, False), (False, False), (True, True)])
+def test_scheduler_stepped_before_the_optimizer_warns(optimizer_first, replace_step):
+    """The classic mistake (the first rate of the schedule is skipped): PyTorch warns once, and
+    says something else when ``optimizer.step`` was replaced after the scheduler was made."""
+    got = _warnings_of(lt, optimizer_first, replace_step)
+    assert got == _warnings_of(torch, optimizer_first, replace_step)
+    assert bool(got) == (not optimizer_first or replace_step)
+    assert all(filename == __file__ for _, _, filename in got)
 
 
 CYCLIC = [
