@@ -1129,3 +1129,22 @@ def test_sequence_nr_is_a_method_as_in_pytorch(torch_oracle):
         z = y.sum()
         assert isinstance(z.grad_fn._sequence_nr(), int)
         assert z.grad_fn._sequence_nr() > y.grad_fn._sequence_nr()
+
+
+@pytest.mark.parametrize("op", ["mul", "rmul", "add", "sub", "div"])
+def test_second_backward_through_an_op_with_a_number(torch_oracle, op):
+    """``w * 3`` saves the number (PyTorch keeps it as a tensor): a second backward without
+    ``retain_graph`` is refused.  ``w + 3`` saves nothing, so a second backward simply runs."""
+    def run(T):
+        w = T.ones(2, requires_grad=True)
+        y = {"mul": lambda: w * 3, "rmul": lambda: 3 * w, "add": lambda: w + 3, "sub": lambda: w - 3,
+             "div": lambda: w / 3}[op]()
+        loss = y.sum()
+        loss.backward()
+        try:
+            loss.backward()
+            second = "ran"
+        except RuntimeError as e:
+            second = str(e)[:50]
+        return second, w.grad
+    check_both(run, torch_oracle)
