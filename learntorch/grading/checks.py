@@ -83,8 +83,10 @@ def grade_results(run: NotebookNode) -> list[GradeResult]:
 def with_answers(solution: NotebookNode, answers: NotebookNode) -> NotebookNode:
     """The instructor's notebook with each answer cell's source taken from ``answers``.
 
-    An answer cell is found in ``answers`` by its ``grade_id`` (the first cell
-    with it, if a learner duplicated one); where none has it, the released
+    An answer cell is found in ``answers`` by its ``grade_id`` (the last cell
+    with it, if a learner duplicated one: Jupyter runs top to bottom, so the
+    last copy is the definition a learner's own run ended with; see
+    :func:`duplicated_answers`); where none has it, the released
     stub stands in, as if the learner had left the exercise untouched. Cells
     a learner added are not used: only answer cells are graded.
     """
@@ -92,7 +94,7 @@ def with_answers(solution: NotebookNode, answers: NotebookNode) -> NotebookNode:
     for cell in answers.cells:
         ident = grade_id(cell)
         if ident is not None and is_solution(cell):
-            learner_sources.setdefault(ident, cell.source)
+            learner_sources[ident] = cell.source
     merged = copy.deepcopy(solution)
     for cell in merged.cells:
         ident = grade_id(cell)
@@ -100,6 +102,16 @@ def with_answers(solution: NotebookNode, answers: NotebookNode) -> NotebookNode:
             stub = release_cell(cell, f"answer cell {ident!r}").source
             cell.source = learner_sources.get(ident, stub)
     return merged
+
+
+def duplicated_answers(answers: NotebookNode) -> dict[str, int]:
+    """The answer cells' grade_ids that ``answers`` holds more than once, with how many times."""
+    counts: dict[str, int] = {}
+    for cell in answers.cells:
+        ident = grade_id(cell)
+        if ident is not None and is_solution(cell):
+            counts[ident] = counts.get(ident, 0) + 1
+    return {ident: count for ident, count in counts.items() if count > 1}
 
 
 def run_graded(

@@ -44,10 +44,19 @@ Defended (the worst outcome is a wrong value, scored 0):
   the records out), reading the cells' sources (``In``, ``inspect``,
   ``traceback``) to leak hidden tests through error messages: the answers
   are screened before grading (``learntorch.grading.screen``) and such a
-  submission earns 0 points, its rows say which line and why
+  submission is held at 0 points with the status ``needs-review``; its rows
+  name the line and the points the tests gave, for an instructor to decide
   (tests/fixtures/submissions/exec_shadow.ipynb earns 2 points for a wrong
-  ``my_sum`` without the screen, 0 with it). The screen is a list, so it is
-  a speed bump, not a wall (see "Not defended");
+  ``my_sum`` without the screen, 0 with it). A flag is not a verdict of
+  cheating, and the common innocent uses are let through (see the screen's
+  docstring). The screen is a list, so it is a speed bump, not a wall (see
+  "Not defended");
+- objects that claim to equal everything (``unittest.mock.ANY``) in a
+  ``check(a == b)``: comparisons in a check's condition are rewritten to
+  record both sides as plain data, compared here
+  (``verdict.rewrite_equalities``, ``probe.equal``/``probe.order``);
+- several notebooks of one chapter from one learner: ``ambiguous``, none
+  graded, so a chapter's points cannot be counted twice;
 - submissions that are symbolic links (one to ``solutions/`` would be read
   by this process, which may read it): ``denied``, never read; files over
   ``MAX_NOTEBOOK_BYTES``: never read, so they cannot exhaust this process;
@@ -88,14 +97,14 @@ Not defended:
   the probe or the tests call, tensors that remember the values they were
   built from -- can forge records and pass. That takes deliberate work
   against this grader's published source and leaves it in the answer
-  cells, which the instructor can read. Yes/no checks (``check(condition)``,
-  and tests written as plain ``raise AssertionError``) are decided in the
-  kernel. Rewriting a test to call the library instead of the answer yields
+  cells, which the instructor can read. Yes/no checks other than
+  comparisons (``check(torch.equal(a, b))``, ``check(bool(...))``, and tests
+  written as plain ``raise AssertionError``) are decided in the kernel. Rewriting a test to call the library instead of the answer yields
   right values and passes: the grader checks results, not how they were
   computed. An error message of the learner's own is shown in the feedback
   (its first line, 300 characters): code that reads the hidden tests by an
   unscreened route can leak them there -- an instructor who keeps hidden
-  tests secret should not send feedback of ``+screened``/``tampered`` rows
+  tests secret should not send feedback of ``needs-review``/``tampered`` rows
   unread;
 - where Landlock is missing (macOS, Windows, Linux before 5.13) the kernel
   runs with the grader's file permissions: run the grader as a user that
@@ -141,7 +150,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from learntorch.grading.checks import with_answers
+from learntorch.grading.checks import duplicated_answers, with_answers
 from learntorch.grading.layout import Submission
 from learntorch.grading.notebooks import (
     grade_id,
@@ -155,7 +164,7 @@ from learntorch.grading.notebooks import (
 from learntorch.grading.screen import screen
 from learntorch.grading.verdict import PROBE_SOURCE, cell_verdicts, instrument
 
-GRADER_VERSION = "2"
+GRADER_VERSION = "3"
 MAX_NOTEBOOK_BYTES = 16 * 2**20  # exercise notebooks are kilobytes; reading costs ~1 s a MB
 COLUMNS = ("learner", "chapter", "exercise", "points", "max_points", "status")
 
@@ -169,8 +178,11 @@ STATUSES = {
     "tampered": "the grader's records were forged or duplicated",
     "+fake-output": "(suffix) an answer cell printed text that looks like a score or a passed check",
     "+output-limit": "(suffix) the notebook's output passed the limit and was cut",
-    "+screened": "(suffix) an answer uses a hook that can rig the tests (exec, frames, IPython's "
-                 "transformers, patched NumPy/display...): no points; an instructor may regrade by hand",
+    "needs-review": "an answer uses a construct that can rig the tests (exec, frames, IPython's "
+                    "transformers, patched NumPy/display...): held at 0 points until an instructor "
+                    "reads the flagged line; the points the tests gave are in the feedback",
+    "+needs-review": "(suffix) the same, on a test cell that did not pass anyway",
+    "ambiguous": "several notebooks of this chapter were handed in: none was graded; hand in one",
     "timeout": "a cell or the notebook ran out of time",
     "memory": "MemoryError: the memory limit was reached",
     "exit": "the answer called sys.exit() / exit()",
@@ -275,7 +287,7 @@ class Grader:
                "result": str(private / "result.ipynb"), "facts": str(private / "facts.json"),
                **asdict(self.limits)}
         (private / "job.json").write_text(json.dumps(job), encoding="utf-8")
-        facts: dict[str, Any]
+        facts: dict[str, Any] = {}
         with open(private / "runner.log", "wb") as runner_log:
             process = subprocess.Popen(
                 [sys.executable, "-m", "learntorch.grading.runner", str(private / "job.json")],
@@ -290,11 +302,18 @@ class Grader:
                 killed = True
         try:
             facts = json.loads((private / "facts.json").read_text(encoding="utf-8"))
+            # The runner caps outputs (at most ~3x max_output_bytes); a larger result means the cap
+            # was got around somehow, and reading it could exhaust this process: it is not read.
+            limit = len(notebook_bytes(graded)) + 4 * self.limits.max_output_bytes + 2**20
+            if (private / "result.ipynb").stat().st_size > limit:
+                facts.update(truncated=True, output_unread=True)
+                raise ValueError("result.ipynb too large")
             run = read_notebook(private / "result.ipynb")
         except (OSError, ValueError):
             # Killed for running too long: it started, and must not be retried.
-            facts = {"kernel_died": not killed, "timed_out": killed, "runner_failed": True,
-                     "started": killed}
+            if not facts.get("output_unread"):
+                facts = {"kernel_died": not killed, "timed_out": killed, "runner_failed": True,
+                         "started": killed}
             run = graded
             for cell in run.cells:
                 if cell.cell_type == "code":
@@ -379,6 +398,12 @@ class Grader:
                      "reason": f"no solutions/{sub.chapter_name}.ipynb to grade it against"}]
         solution_path = self.solutions_dir / f"{sub.chapter}.ipynb"
         solution = read_notebook(solution_path)
+        if sub.duplicates:  # never read or run: grading all would count the chapter several times
+            names = ", ".join(path.name for path in sub.duplicates)
+            return self._rows(solution, "ambiguous",
+                              f"{len(sub.duplicates)} notebooks for {sub.chapter} were handed in ({names}): "
+                              f"none was graded. Keep the one to be graded as {sub.chapter}.ipynb, "
+                              "delete or move the others, and hand it in again")
         if sub.path.is_symlink() or sub.path.stat().st_size > MAX_NOTEBOOK_BYTES:
             return self._precheck(sub, solution)[1] or []  # never read, never cached
         key = _sha256(GRADER_VERSION.encode(), sub.path.read_bytes(), solution_path.read_bytes(),
@@ -395,14 +420,9 @@ class Grader:
             rows = [{"exercise": v.grade_id, "points": v.points if v.passed else 0.0,
                      "max_points": v.points, "status": v.status, "reason": v.reason}
                     for v in cell_verdicts(run, nonce, reference, facts)]
-            flagged = screen(graded)
-            if flagged:
-                why = "; ".join(flagged[:3]) + (" ..." if len(flagged) > 3 else "")
-                for row in rows:
-                    row["status"] = "tampered" if row["status"] == "passed" else row["status"] + "+screened"
-                    row["points"] = 0.0
-                    row["reason"] = f"not allowed in an answer: {why}" + (
-                        f" ({row['reason']})" if row["reason"] else "")
+            _explain_added_helpers(rows, learner, solution)
+            _note_duplicated_answers(rows, learner, solution)
+            _hold_for_review(rows, screen(graded))
             earned = sum(r["points"] for r in rows)
             self.log(f"graded {sub.learner} {sub.chapter_name}: {earned:g}/"
                      f"{sum(r['max_points'] for r in rows):g} ({time.monotonic() - started:.1f} s)")
@@ -414,7 +434,7 @@ class Grader:
     def grade_all(self, submissions: Iterable[Submission]) -> dict[Submission, list[dict[str, Any]]]:
         """Grade every submission, up to ``jobs`` at a time; references first."""
         subs = sorted(submissions)
-        chapters = sorted({s.chapter for s in subs if s.chapter is not None})
+        chapters = sorted({s.chapter for s in subs if s.chapter is not None and not s.duplicates})
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
             list(pool.map(self.reference, chapters))
             results = dict(zip(subs, pool.map(self._grade_or_report, subs)))
@@ -430,6 +450,111 @@ class Grader:
             self.log(f"grader error on {sub.path}: {type(error).__name__}: {error}")
             return [{"exercise": "", "points": 0.0, "max_points": 0.0, "status": "grader-error",
                      "reason": f"{type(error).__name__}: {error}"}]
+
+
+def _hold_for_review(rows: list[dict[str, Any]], flagged: list[str]) -> None:
+    """Hold the points of a submission the screen flagged, in place, for an instructor to decide.
+
+    A flag means "an answer names a hook that could rig the tests", not "this
+    learner cheated": the points the tests gave stay in the reason, so the
+    instructor who reads the flagged line can restore them, while the points
+    column is 0 until then (a rigged run would also show points earned).
+    """
+    if not flagged:
+        return
+    why = "; ".join(flagged[:3]) + (" ..." if len(flagged) > 3 else "")
+    for row in rows:
+        computed = row["points"]
+        row["status"] = "needs-review" if row["status"] == "passed" else row["status"] + "+needs-review"
+        row["points"] = 0.0
+        row["reason"] = (f"held for an instructor's review (the tests gave {computed:g} / "
+                         f"{row['max_points']:g}); flagged: {why}"
+                         + (f" ({row['reason']})" if row["reason"] else ""))
+
+
+def _answer_ids_by_test(solution: Any) -> dict[str, list[str]]:
+    """For each test cell's grade_id, the answer cells' grade_ids since the previous test cell."""
+    found: dict[str, list[str]] = {}
+    pending: list[str] = []
+    for cell in solution.cells:
+        if is_solution(cell) and grade_id(cell):
+            pending.append(grade_id(cell) or "")
+        elif is_graded(cell):
+            found[grade_id(cell) or ""] = pending
+            pending = []
+    return found
+
+
+def _note_duplicated_answers(rows: list[dict[str, Any]], learner: Any, solution: Any) -> None:
+    """Tell a learner whose notebook holds an answer cell twice which copy was graded.
+
+    Jupyter runs top to bottom, so the copy further down is the one a learner
+    saw working; :func:`checks.with_answers` grades that one too.
+    """
+    duplicated = duplicated_answers(learner)
+    if not duplicated:
+        return
+    answers = _answer_ids_by_test(solution)
+    for row in rows:
+        for ident in answers.get(row["exercise"], []):
+            if ident in duplicated:
+                note = (f"your notebook holds the answer cell {ident!r} {duplicated[ident]} times; the last "
+                        "one was graded: delete the other copies")
+                row["reason"] = f"{row['reason']} ({note})" if row["reason"] else note
+
+
+_NAME_ERROR = re.compile(r"^NameError: name '(?P<name>\w+)' is not defined")
+
+
+def _added_definitions(learner: Any, solution: Any) -> dict[str, int]:
+    """Top-level names defined in code cells the learner added (not cells of the solution), by cell index."""
+    import ast
+
+    known = {grade_id(c) for c in solution.cells if grade_id(c)}
+    own_ids = {c.get("id") for c in solution.cells}
+    found: dict[str, int] = {}
+    for index, cell in enumerate(learner.cells):
+        ours = grade_id(cell) in known or (grade_id(cell) is None and cell.get("id") in own_ids)
+        if cell.cell_type != "code" or ours:
+            continue
+        try:
+            tree = ast.parse(cell.source)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            targets: list[ast.expr] = []
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                found.setdefault(node.name, index)
+            elif isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+                targets = [node.target]
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    found.setdefault((alias.asname or alias.name).split(".")[0], index)
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        found.setdefault(name.id, index)
+    return found
+
+
+def _explain_added_helpers(rows: list[dict[str, Any]], learner: Any, solution: Any) -> None:
+    """Say so when a test failed on a name that only a cell the learner added defines.
+
+    Only answer cells are graded (see the module docstring), so a helper in an
+    added cell is missing when the tests run; the bare NameError would leave
+    the learner puzzled, as their notebook runs fine.
+    """
+    failing = [(row, _NAME_ERROR.match(row["reason"] or "")) for row in rows]
+    if not any(match for _row, match in failing):
+        return
+    defined = _added_definitions(learner, solution)
+    for row, match in failing:
+        if match and match.group("name") in defined:
+            row["reason"] += (f" ({match.group('name')!r} is defined in a cell you added, cell "
+                              f"{defined[match.group('name')]} counting from 0, which the grader does not "
+                              "run: only answer cells are graded. Move it into the answer cell that uses it)")
 
 
 def gradebook_csv(results: dict[Submission, list[dict[str, Any]]]) -> bytes:

@@ -13,6 +13,13 @@ A chapter is named by its notebook: ``01_tensors.ipynb`` is graded against
 ``solutions/01_tensors.ipynb`` (a name that only shares the ``01`` prefix is
 matched by it, and reported). Hidden files and ``.ipynb_checkpoints`` are
 ignored; so is any file not named ``NN_...``.
+
+One learner, one notebook per chapter: when a learner has several files for
+one chapter (``01_tensors.ipynb``, ``01_tensors_copy.ipynb``,
+``01_tensors_v2.ipynb``), the grader cannot know which one is meant, and
+grading each would count the chapter's points several times. Such files make
+one :class:`Submission` whose ``duplicates`` names them all; the grader
+grades none of them and says so (status ``ambiguous``).
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ class Submission:
     chapter_name: str  # the stem as submitted, e.g. "01_tensors"
     path: Path
     chapter: str | None  # the solutions notebook it is graded against, e.g. "01_tensors"
+    #: Every file this learner handed in for this chapter, when there is more than one (else empty).
+    duplicates: tuple[Path, ...] = ()
 
 
 def _chapter_for(stem: str, solutions: dict[str, Path]) -> str | None:
@@ -55,7 +64,7 @@ def find_submissions(root: Path, solutions_dir: Path) -> list[Submission]:
     if (root / "submitted").is_dir():
         root = root / "submitted"
     solutions = {p.stem: p for p in sorted(Path(solutions_dir).glob("*.ipynb"))}
-    found: dict[tuple[str, str], Submission] = {}
+    found: dict[tuple[str, str], list[Submission]] = {}
     for path in sorted(root.rglob("*")):
         if not path.is_file() or not _visible(path, root) or path.suffix != ".ipynb":
             continue
@@ -72,6 +81,16 @@ def find_submissions(root: Path, solutions_dir: Path) -> list[Submission]:
                 continue
         else:
             continue
-        key = (learner, stem)
-        found.setdefault(key, Submission(learner, stem, path, _chapter_for(stem, solutions)))
-    return sorted(found.values())
+        chapter = _chapter_for(stem, solutions)
+        # Keyed by the chapter graded against, not by the file name: 01_tensors_v2 is chapter 01 too.
+        key = (learner, chapter if chapter is not None else stem)
+        found.setdefault(key, []).append(Submission(learner, stem, path, chapter))
+    subs = []
+    for (_learner, name), group in found.items():
+        if len(group) == 1:
+            subs.append(group[0])
+        else:
+            first = group[0]
+            subs.append(Submission(first.learner, name, first.path, first.chapter,
+                                   tuple(sub.path for sub in group)))
+    return sorted(subs)

@@ -38,21 +38,53 @@ MAX_FILE_MB = 1024  # no single file the kernel writes may grow past this (RLIMI
 class _CappedClient(NotebookClient):
     """A NotebookClient that keeps at most ``max_output_bytes`` of outputs in all.
 
-    Past the cap, outputs are dropped (the probe's small records excepted, so
-    that a flood of prints cannot erase them) and ``truncated`` is set.
+    Past the cap, outputs are dropped and ``truncated`` is set. Two routes
+    lead around :meth:`output` and are capped too:
+
+    - ``update_display(..., display_id=...)`` replaces the data of earlier
+      outputs in place (nbclient's ``_update_display_id``, called before
+      ``output``): each update counts its size once per output it replaces,
+      and past the cap it is dropped;
+    - the probe's records must survive a flood of prints, so below 200 KB
+      each they are kept past the cap, but only up to a second
+      ``max_output_bytes`` in all: a loop of fake records cannot grow the
+      run's memory either.
+
+    So a run never holds much more than three times ``max_output_bytes`` of
+    outputs, whatever the kernel sends.
     """
 
     max_output_bytes = 1_000_000
+    used_bytes = 0
+    probe_bytes = 0
+    truncated = False
+
+    def _admit(self, size: int, is_probe: bool) -> bool:
+        """Count ``size`` bytes of output; True when they may be kept."""
+        self.used_bytes += size
+        if self.used_bytes <= self.max_output_bytes:
+            return True
+        if is_probe and size < 200_000 and self.probe_bytes + size <= self.max_output_bytes:
+            self.probe_bytes += size
+            return True
+        self.truncated = True
+        return False
 
     def output(self, outs: list[NotebookNode], msg: dict[str, Any], display_id: str | None,
                cell_index: int) -> NotebookNode | None:
-        size = len(json.dumps(msg.get("content", {}), default=str))
-        self.used_bytes = getattr(self, "used_bytes", 0) + size
-        is_probe = MIME in msg.get("content", {}).get("data", {}) and size < 200_000
-        if self.used_bytes > self.max_output_bytes and not is_probe:
-            self.truncated = True
+        content = msg.get("content", {})
+        size = len(json.dumps(content, default=str))
+        if not self._admit(size, MIME in content.get("data", {})):
             return None
         return super().output(outs, msg, display_id, cell_index)
+
+    def _update_display_id(self, display_id: str, msg: dict[str, Any]) -> None:
+        targets = sum(len(indices) for indices in self._display_id_map.get(display_id, {}).values())
+        if targets:
+            size = len(json.dumps(msg.get("content", {}), default=str)) * targets
+            if not self._admit(size, False):
+                return
+        super()._update_display_id(display_id, msg)
 
 
 _PR_SET_CHILD_SUBREAPER = 36

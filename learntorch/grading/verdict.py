@@ -6,7 +6,10 @@ cell starts by building a fresh ``__lt_probe`` from the source of
 ``learntorch.grading.probe`` (so a probe the answers patched is not used)
 and binding ``check``/``check_close`` to its recording versions, and an
 extra cell after each test cell emits its records tagged with a nonce the
-grader chose for this run.
+grader chose for this run. Every ``a == b`` that is a check's condition (or
+one of the ``and``-ed parts of it) becomes ``_lt_probe_equal(a, b)``
+(:func:`rewrite_equalities`), so that the grader sees both sides' values, not
+only the yes/no that an object with a lying ``__eq__`` decides.
 
 :func:`cell_verdicts` reads an executed instrumented notebook and decides,
 in the grader's process, whether each test cell passed: the cell must have
@@ -18,6 +21,7 @@ reference value). Reference values are never sent to the kernel.
 
 from __future__ import annotations
 
+import ast
 import base64
 import copy
 import re
@@ -37,6 +41,67 @@ PROBE_SOURCE = Path(probe.__file__).read_text(encoding="utf-8")
 _ROLE = "learntorch_grader"  # cell metadata key naming the cells the grader added
 
 
+_EQUAL = "_lt_probe_equal"  # bound to the fresh probe's ``equal`` by every test cell's prelude
+
+
+_ORDER = "_lt_probe_order"  # bound to the fresh probe's ``order``
+_OPERATORS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">="}
+
+
+def _comparisons(condition: ast.expr) -> list[ast.Compare]:
+    """The ``a OP b`` parts of a check's condition: itself, or the operands of a top-level ``and``."""
+    parts = condition.values if isinstance(condition, ast.BoolOp) and isinstance(condition.op, ast.And) \
+        else [condition]
+    return [part for part in parts if isinstance(part, ast.Compare) and len(part.ops) == 1
+            and type(part.ops[0]) in _OPERATORS]
+
+
+def rewrite_equalities(source: str) -> str:
+    """``source`` with each ``check(a == b ...)`` condition's ``a == b`` made ``_lt_probe_equal(a, b)``.
+
+    Likewise ``a < b`` (``<=``, ``>``, ``>=``, ``!=``) becomes
+    ``_lt_probe_order(a, "<", b)``: decided on plain values, not by ``__lt__``.
+
+    Edits are made in place in the text (not by unparsing), so line numbers,
+    and with them the learner's tracebacks, stay those of the instructor's
+    cell. Source that does not parse is returned unchanged (it fails anyway).
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    data = source.encode("utf-8")  # ast's column offsets count UTF-8 bytes
+    starts = [0]
+    for line in data.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+
+    def offset(line: int, col: int) -> int:
+        return starts[line - 1] + col
+
+    edits: list[tuple[int, int, bytes]] = []  # (start, end, replacement)
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "check" and node.args):
+            continue
+        for compare in _comparisons(node.args[0]):
+            symbol = _OPERATORS[type(compare.ops[0])]
+            left_end = offset(compare.left.end_lineno, compare.left.end_col_offset)
+            right_start = offset(compare.comparators[0].lineno, compare.comparators[0].col_offset)
+            operator = data.find(symbol.encode(), left_end, right_start)
+            if operator < 0:
+                continue
+            if symbol == "==":
+                call, separator = f"{_EQUAL}(", b","
+            else:
+                call, separator = f"{_ORDER}(", f", {symbol!r},".encode()
+            edits.append((offset(compare.lineno, compare.col_offset), 0, call.encode()))
+            edits.append((operator, len(symbol), separator))
+            edits.append((offset(compare.end_lineno, compare.end_col_offset), 0, b")"))
+    for start, length, text in sorted(edits, reverse=True):
+        data = data[:start] + text + data[start + length:]
+    return data.decode("utf-8")
+
+
 def instrument(nb: NotebookNode, nonce: str) -> NotebookNode:
     """The notebook to run: ``nb`` with the probe cell, test-cell preludes and emission cells."""
     # A fresh probe, built from source by every test cell's first line: whatever the answers did
@@ -47,8 +112,8 @@ def instrument(nb: NotebookNode, nonce: str) -> NotebookNode:
     cells = [new_code_cell(fresh, metadata={_ROLE: "probe"})]
     for cell in out.cells:
         if cell.cell_type == "code" and is_graded(cell):
-            cell.source = (fresh + "; check, check_close = __lt_probe.check, __lt_probe.check_close\n"
-                           + cell.source)
+            cell.source = (fresh + "; check, check_close = __lt_probe.check, __lt_probe.check_close; "
+                           f"{_EQUAL}, {_ORDER} = __lt_probe.equal, __lt_probe.order\n" + rewrite_equalities(cell.source))
             cells.append(cell)
             emit = new_code_cell(f"__lt_probe.emit({nonce!r}, {grade_id(cell)!r})",
                                  metadata={_ROLE: "emit"})
@@ -101,15 +166,24 @@ def compare(reference: list[dict[str, Any]], records: list[dict[str, Any]] | Non
     if not isinstance(records, list):
         return "the checks' results never reached the grader"
     for number, ref in enumerate(reference):
-        what = ref.get("what", f"check {number + 1}")
+        what = ref.get("what") or _next_description(reference, number)
         if number >= len(records) or not isinstance(records[number], dict):
             return f"stopped before the check {what!r}"
         got = records[number]
         # Kinds must line up; descriptions may differ (one that prints a learner's value would).
         if got.get("kind") != ref.get("kind"):
             return f"the checks did not run in the expected order (at {what!r})"
-        if ref["kind"] == "check":
+        if ref["kind"] in ("check", "order"):
             if got.get("ok") is not True:
+                return f"✗ {what}"
+            continue
+        if ref["kind"] == "equal":
+            have_sides = got.get("value")
+            if isinstance(have_sides, list) and any(
+                    isinstance(side, str) and side.startswith("<not plain data") for side in have_sides):
+                return (f"✗ {what}: a value compared with == is not plain data (numbers, strings, "
+                        "tuples, lists, dicts, sets, dtypes, tensors), so it cannot be checked")
+            if have_sides != ref.get("value"):
                 return f"✗ {what}"
             continue
         want, have = _decode(ref.get("value")), _decode(got.get("value"))
@@ -131,6 +205,14 @@ def compare(reference: list[dict[str, Any]], records: list[dict[str, Any]] | Non
     if len(records) != len(reference):
         return "more checks ran than the tests hold"
     return None
+
+
+def _next_description(reference: list[dict[str, Any]], number: int) -> str:
+    """The description of the check that record ``number`` belongs to (an ``equal`` record has none)."""
+    for ref in reference[number:]:
+        if ref.get("what"):
+            return str(ref["what"])
+    return f"check {number + 1}"
 
 
 def _error(cell: NotebookNode) -> tuple[str, str] | None:
@@ -189,7 +271,9 @@ def cell_verdicts(run: NotebookNode, nonce: str, reference: dict[str, list[dict[
         tampered = len(payloads) > 1 or (payloads and not valid) or stray > 0
         err = _error(cell)
         ran = cell.get("execution_count") is not None
-        if not ran:
+        if facts.get("output_unread"):
+            status, reason, passed = "failed", "the notebook's output was too large to read", False
+        elif not ran:
             status = "timeout" if facts.get("timed_out") else "kernel-died"
             reason = ("the notebook ran out of time before this cell" if status == "timeout"
                       else "the kernel died (os._exit, a crash or the memory limit) before this cell ran")

@@ -52,9 +52,11 @@ EXPECTED_STATUS = {
     "not_a_notebook": "not-a-notebook",
     "empty": "empty",
     "detached_child": "not-answered",
-    "exec_shadow": "tampered",
-    "display_swap": "screened",
+    "exec_shadow": "needs-review",
+    "display_swap": "needs-review",
+    "display_flood": "output-limit",
 }
+HONEST = HOSTILE / "honest"  # correct answers with twists the grader must not punish (graded in the same class)
 
 
 def hostile_names() -> list[str]:
@@ -76,6 +78,9 @@ def graded_class(tmp_path_factory):
     for learner, source in (("honest_blank", ROOT / "exercises"), ("honest_solved", SOLUTIONS)):
         (submissions / learner).mkdir(parents=True)
         shutil.copy(source / f"{CHAPTER}.ipynb", submissions / learner / f"{CHAPTER}.ipynb")
+    for path in sorted(HONEST.glob("*.ipynb")):
+        (submissions / path.stem).mkdir(parents=True)
+        shutil.copy(path, submissions / path.stem / f"{CHAPTER}.ipynb")
     before = {p: p.read_bytes() for p in submissions.rglob("*.ipynb")}
     grader = Grader(SOLUTIONS, out, LIMITS, jobs=2, log=lambda line: None)
     results = grader.grade_all(find_submissions(submissions, SOLUTIONS))
@@ -323,3 +328,141 @@ def test_learner_names_cannot_share_a_feedback_file_or_inject_formulas(tmp_path)
     assert len(learners) == len(subs)
     assert all(name[:1] not in "=+-@" and name.isprintable() for name in learners), learners
     assert "bob" not in learners
+
+
+# --- regressions of the red-team review (one shared class run above; the rest runs no kernel) ---
+
+
+@pytest.mark.slow
+def test_a_flagged_notebook_needs_review_and_keeps_the_computed_points(graded_class):
+    """A screen flag holds the points for an instructor; it does not call the learner a cheat."""
+    rows = graded_class[0]["exec_shadow"]
+    assert earned(rows) == 0
+    assert all("needs-review" in row["status"].split("+") for row in rows), rows
+    assert not any(row["status"].startswith("tampered") for row in rows)
+    assert all("the tests gave" in row["reason"] and "line" in row["reason"] for row in rows)
+
+
+@pytest.mark.slow
+def test_innocent_uses_of_flagged_modules_earn_full_marks(graded_class):
+    """import sys + sys.float_info, gc.collect(), __lt__/__hash__ on a helper class."""
+    rows = graded_class[0]["innocent_sys"]
+    assert earned(rows) == 12 and {r["status"] for r in rows} == {"passed"}, rows
+
+
+@pytest.mark.slow
+def test_the_last_copy_of_a_duplicated_answer_cell_is_graded_and_named(graded_class):
+    rows = graded_class[0]["dup_answer_cell"]
+    assert earned(rows) == 12, rows
+    assert "'ch01-ex1-my-sum' 2 times" in rows[0]["reason"] and "last" in rows[0]["reason"]
+    assert all(not row["reason"] for row in rows[1:])
+
+
+@pytest.mark.slow
+def test_a_helper_in_an_added_cell_is_named_in_the_feedback(graded_class):
+    rows = {row["exercise"]: row for row in graded_class[0]["helper_cell"]}
+    row = rows["ch01-ex5-tests"]
+    assert row["status"] == "failed" and "NameError" in row["reason"]
+    assert "'_row_norms' is defined in a cell you added" in row["reason"], row
+
+
+def test_several_notebooks_for_one_chapter_are_ambiguous_not_graded_each(tmp_path):
+    notebook = (SOLUTIONS / f"{CHAPTER}.ipynb").read_bytes()
+    for name in ("01_tensors", "01_tensors_copy", "01_tensors_v2"):
+        (tmp_path / "bob" / f"{name}.ipynb").parent.mkdir(exist_ok=True)
+        (tmp_path / "bob" / f"{name}.ipynb").write_bytes(notebook)
+    (tmp_path / "ann").mkdir()
+    (tmp_path / "ann" / "01_tensors_v2.ipynb").write_bytes(notebook)  # one file, however named: graded
+    subs = find_submissions(tmp_path, SOLUTIONS)
+    assert [(s.learner, s.chapter, len(s.duplicates)) for s in subs] == [
+        ("ann", CHAPTER, 0), ("bob", CHAPTER, 3)]
+    grader = Grader(SOLUTIONS, tmp_path / "out", LIMITS, jobs=1, log=lambda line: None)
+    rows = grader.grade([s for s in subs if s.learner == "bob"][0])  # runs no kernel
+    assert len(rows) == 6 and earned(rows) == 0 and {r["status"] for r in rows} == {"ambiguous"}
+    assert "01_tensors_copy.ipynb" in rows[0]["reason"] and "01_tensors_v2.ipynb" in rows[0]["reason"]
+    assert "none was graded" in rows[0]["reason"]
+
+
+def _run_probe_cell(source: str, namespace: dict) -> list[dict]:
+    """Run an instrumented test cell's source in this process (no kernel); return its records."""
+    from types import ModuleType
+
+    from learntorch.grading.verdict import PROBE_SOURCE, rewrite_equalities
+
+    fresh = ModuleType("__lt_probe")
+    exec(compile(PROBE_SOURCE, "<learntorch-probe>", "exec"), fresh.__dict__)
+    namespace.update(check=fresh.check, check_close=fresh.check_close,
+                     _lt_probe_equal=fresh.equal, _lt_probe_order=fresh.order)
+    exec(compile(rewrite_equalities(source), "<test cell>", "exec"), namespace)
+    return list(fresh._records)
+
+
+def test_an_object_that_equals_everything_fails_equality_and_order_checks():
+    """unittest.mock.ANY made check(f(...) == expected) pass: the values are now compared here."""
+    from unittest.mock import ANY
+
+    test = "check(f() == [(0, 1), (2, 3)], 'batches')\ncheck(g() < 0.5, 'small loss')\n"
+
+    class Lies:
+        def __lt__(self, other):
+            return True
+
+    honest = _run_probe_cell(test, {"f": lambda: [(0, 1), (2, 3)], "g": lambda: 0.25})
+    assert compare(honest, _run_probe_cell(test, {"f": lambda: [(0, 1), (2, 3)], "g": lambda: 0.1})) is None
+    with pytest.raises(AssertionError):
+        _run_probe_cell(test, {"f": lambda: ANY, "g": lambda: 0.25})
+    with pytest.raises(AssertionError):
+        _run_probe_cell(test, {"f": lambda: [(0, 1), (2, 3)], "g": Lies})
+    # Even a run whose check() was rigged to record "ok" cannot match: the recorded values differ.
+    forged = [dict(r, ok=True) for r in honest]
+    forged[0] = dict(forged[0], value=["<not plain data: unittest.mock._ANY>", honest[0]["value"][1]])
+    assert "not plain data" in compare(honest, forged)
+    # == keeps Python's meaning for plain data: 1 == 1.0 == True, a list is not a tuple.
+    assert _run_probe_cell("check(x == (1, 2.0), 'w')", {"x": (True, 2)})[0]["value"][0] == \
+        _run_probe_cell("check(x == (1, 2.0), 'w')", {"x": (1, 2)})[0]["value"][0]
+    with pytest.raises(AssertionError):
+        _run_probe_cell("check(x == (1, 2), 'w')", {"x": [1, 2]})
+
+
+def test_the_rewrite_keeps_line_numbers():
+    from learntorch.grading.verdict import rewrite_equalities
+
+    source = "x = 1\ncheck(f(x) ==\n      [1, 2] and y is None, 'é ✓')\ncheck_close(a == b, c, what='w')\n"
+    rewritten = rewrite_equalities(source)
+    assert rewritten.count("\n") == source.count("\n")
+    assert "_lt_probe_equal(f(x) ,\n      [1, 2])" in rewritten and "check_close(a == b" in rewritten
+
+
+def test_ch09_grades_do_not_depend_on_the_order_layers_are_created_in():
+    """A correct Head that creates query before key, a Block that creates mlp before attn: same values."""
+    from learntorch.grading.notebooks import grade_id, is_graded
+
+    nb = read_notebook(SOLUTIONS / "09_attention_gpt.ipynb")
+    by_id = {grade_id(c): c.source for c in nb.cells if grade_id(c)}
+    setup = nb.cells[1].source
+    swaps = {"ch09-ex2-head": ("        self.key = nn.Linear(n_embd, head_size, bias=False)\n", ""),
+             "ch09-ex3-block": ("        self.attn = CausalSelfAttention(n_embd, n_head, block_size)\n", "")}
+    reordered = {}
+    for ident, (line, _) in swaps.items():
+        assert line in by_id[ident]
+        moved = by_id[ident].replace(line, "")
+        reordered[ident] = moved.replace("        ### END SOLUTION\n", line + "        ### END SOLUTION\n", 1)
+    cells = [c for c in nb.cells if c.cell_type == "code"]
+
+    def records(answers: dict) -> dict:
+        namespace: dict = {}
+        exec(compile(setup, "<setup>", "exec"), namespace)
+        found = {}
+        for cell in cells[1:]:
+            ident = grade_id(cell)
+            if is_graded(cell):
+                found[ident] = _run_probe_cell(cell.source, namespace)
+                if ident == "ch09-ex3-tests":
+                    return found
+            else:
+                exec(compile(answers.get(ident, cell.source), "<cell>", "exec"), namespace)
+        return found
+
+    reference, learner = records({}), records(reordered)
+    for ident in ("ch09-ex2-tests", "ch09-ex3-tests"):
+        assert compare(reference[ident], learner[ident]) is None, ident

@@ -313,8 +313,8 @@ def test_with_answers_takes_answer_sources_by_grade_id_and_stubs_the_rest():
         cells=[
             answer("def add(a, b):\n    return b + a", gid="ex1-add"),
             graded("pass", gid="ex2-tests"),  # a learner cannot replace a test cell
-            answer("answer = 41", gid="ex2-answer"),
-            answer("answer = 0", gid="ex2-answer"),  # a duplicate: the first one counts
+            answer("answer = 0", gid="ex2-answer"),  # an old copy above the working one
+            answer("answer = 41", gid="ex2-answer"),  # the last one counts, as in a top-to-bottom run
         ]
     )
     merged = by_grade_id(with_answers(solution, learner))
