@@ -45,6 +45,12 @@ class GraphTask:
         self._shared: dict[int, Any] = {}
 
         self._delivered: dict[int, Any] = {}
+        self._reached: dict = {}  # the nodes this pass will reach (set by run_backward)
+
+    def will_execute(self, node: Node) -> bool:
+        """Does this pass reach ``node``?  (``register_multi_grad_hook`` asks, to know which
+        of its tensors will get no gradient in this pass.)"""
+        return node in self._reached
 
     def share(self, grad: Any) -> None:
         self._shared[id(grad)] = grad
@@ -130,6 +136,7 @@ def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, r
     targets = set(captures)
     runs = _nodes_to_run(root_edges, targets, accumulate) if inputs is not None else None
     deps = _dependencies(root_edges, runs, targets)
+    task._reached = deps
 
     buffers: dict[Node, list] = {}
     ready: list = []

@@ -1,4 +1,4 @@
-"""``learntorch.utils``: mirrors ``torch.utils`` (for now only ``data``)."""
-from . import data
+"""``learntorch.utils``: mirrors ``torch.utils`` (``data`` and ``checkpoint``)."""
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]
