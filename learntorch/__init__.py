@@ -59,8 +59,20 @@ from .ops.arrange import (broadcast_tensors, column_stack, cumprod, diag, diagon
 from .ops.pointwise import (acos, arccos, arcsin, arctan, asin, atan, atan2, clamp_max, clamp_min, cosh, fmod, frac, hypot,
                             lerp, sinh, tan)
 from .ops.scatter import index_add, scatter, scatter_add
+from .ops.pointwise_extra import (absolute, acosh, addcdiv, addcmul, addr, arccosh, arcsinh, arctan2, arctanh, asinh,
+                                 atanh, copysign, deg2rad, digamma, erfc, erfinv, fix, float_power, fmax, fmin, frexp,
+                                 gcd, heaviside, i0, isneginf, isposinf, lcm, ldexp, lgamma, logaddexp, logaddexp2,
+                                 logit, nextafter, polygamma, positive, rad2deg, sgn, signbit, sinc, xlogy)
 from .ops.statistics import (corrcoef, cov, kthvalue, median, nan_to_num, nanmean, nansum, quantile, select,
                              std_mean, take, var_mean)
+from .ops.statistics import mode, nanmedian, nanquantile
+from .ops.scans import cummax, cummin, logcumsumexp, renorm
+from .ops.bucketing import bincount, bucketize, histc, histogram, searchsorted, unique_consecutive
+from .ops.index_writes import index_copy, index_fill, index_put, index_put_, masked_scatter, put, scatter_reduce
+from .ops.reshaping import (diag_embed, diagflat, dsplit, hsplit, rot90, split_with_sizes, unsafe_chunk, unsafe_split,
+                            unsafe_split_with_sizes, vsplit)
+from .ops.matmul import chain_matmul
+from .creation import asarray
 from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .random_sampling import normal, poisson
 from .serialization import load, save

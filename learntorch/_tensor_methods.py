@@ -22,6 +22,9 @@ from . import linalg as linalg_api
 from .autograd import engine, grad_mode
 from .ops import (arrange, indexing, linalg_decomp, matmul, pointwise, reduction, scatter, shape, softmax, sorting,
                   statistics)
+from .ops.activations import hardshrink as _hardshrink
+from .ops import pointwise_extra, tensor_info  # (their own sections of the table: pointwise_extra.METHODS …)
+from .ops import bucketing, index_writes, reshaping, scans
 from .ops.common import binary_operands, new_result
 from .ops.inplace import fill_from_host, inplace
 from .tensor import Tensor
@@ -171,11 +174,52 @@ def _logical(op: str, reflected: bool = False) -> Callable:
     return method
 
 
+def _reflected(op: Callable) -> Callable:
+    """``number <op> tensor`` (``-7 // x``, ``7 % x``, ``1 << x``): Python asks the tensor,
+    which computes ``op(number, tensor)``.
+
+    As in PyTorch, the number becomes a zero-dim tensor of the dtype that promotion gives
+    the pair (so ``1000 // int8_tensor`` stays int8); anything else is ``NotImplemented``,
+    and Python raises its own TypeError."""
+    def method(self: Tensor, other: Any) -> Any:
+        if not isinstance(other, (int, float)):
+            return NotImplemented
+        _, number, dt = binary_operands(self, other)
+        return op(Tensor._make(self._backend.asarray(number, dt), self._device), self)
+    method.__name__ = op.__name__
+    return method
+
+
+def _rmatmul(self: Tensor, other: Any) -> Any:
+    """``other @ tensor`` where ``other`` is not a tensor (a list …): Python's TypeError, as in PyTorch."""
+    if not isinstance(other, Tensor):
+        return NotImplemented
+    return matmul.matmul(other, self)
+
+
+_T_DEPRECATED = {
+    "0-D": "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+    "not 2-D": "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
+               "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+               "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
+}
+_T_WARNED: set = set()  # PyTorch gives each of these warnings once per process (TORCH_WARN_ONCE)
+
+
 def _T(self: Tensor) -> Tensor:
+    """All dimensions reversed.  Meant for matrices: on any other number of dimensions PyTorch
+    warns (once) that it is deprecated."""
+    if self.ndim != 2:
+        key = "0-D" if self.ndim == 0 else "not 2-D"
+        if key not in _T_WARNED:
+            _T_WARNED.add(key)
+            warnings.warn(_T_DEPRECATED[key], UserWarning, stacklevel=2)
     return shape.permute(self, tuple(reversed(range(self.ndim))))
 
 
 def _mT(self: Tensor) -> Tensor:
+    if self.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
     return shape.transpose(self, -2, -1)
 
 
@@ -304,6 +348,7 @@ _OPERATIONS = dict(
     norm=linalg_api.legacy_norm, all=reduction.all, any=reduction.any, cumsum=reduction.cumsum,
     count_nonzero=reduction.count_nonzero,
     softmax=_softmax, log_softmax=_log_softmax,
+    hardshrink=_hardshrink,
     # shape
     view=shape.view, reshape=shape.reshape, flatten=shape.flatten, unflatten=shape.unflatten,
     transpose=shape.transpose, swapaxes=shape.transpose, t=shape.t, permute=shape.permute,
@@ -361,8 +406,9 @@ _OPERATORS = dict(
     __mul__=pointwise.mul, __rmul__=pointwise.mul, __imul__=_binary_inplace(pointwise.mul, np.multiply),
     __truediv__=pointwise.div, __rtruediv__=pointwise.rdiv, __itruediv__=_binary_inplace(pointwise.div, np.true_divide),
     __floordiv__=pointwise.floor_divide, __mod__=pointwise.remainder,
+    __rfloordiv__=_reflected(pointwise.floor_divide), __rmod__=_reflected(pointwise.remainder),
     __pow__=pointwise.pow, __rpow__=pointwise.rpow, __ipow__=_binary_inplace(pointwise.pow),
-    __matmul__=matmul.matmul, __rmatmul__=lambda self, other: matmul.matmul(other, self),
+    __matmul__=matmul.matmul, __rmatmul__=_rmatmul,
     __neg__=pointwise.neg, __pos__=lambda self: self, __abs__=pointwise.abs,
     __eq__=_compare("eq"), __ne__=_compare("ne"), __lt__=_compare("lt"), __le__=_compare("le"),
     __gt__=_compare("gt"), __ge__=_compare("ge"),
@@ -393,10 +439,33 @@ _MORE = dict(
     bernoulli=lambda self, p=None, *, generator=None: creation.bernoulli(self, p, generator=generator),
     multinomial=creation.multinomial,
     __lshift__=pointwise.bitwise_left_shift, __rshift__=pointwise.bitwise_right_shift,
+    __rlshift__=_reflected(pointwise.bitwise_left_shift), __rrshift__=_reflected(pointwise.bitwise_right_shift),
     T=property(_T), mT=property(_mT),
 )
 
+# scans, counting, index writes and more shape ops (ops/scans.py, bucketing.py, index_writes.py,
+# reshaping.py); mode, nanmedian and nanquantile come with statistics.__all__ above
+_SCANS_BUCKETS_INDEX_WRITES = dict(
+    cummax=scans.cummax, cummin=scans.cummin, logcumsumexp=scans.logcumsumexp, renorm=scans.renorm,
+    renorm_=scatter._inplace_method(scans.renorm), bincount=bucketing.bincount, histc=bucketing.histc,
+    histogram=bucketing.histogram, unique_consecutive=bucketing.unique_consecutive,
+    index_fill=index_writes.index_fill, index_fill_=scatter._inplace_method(index_writes.index_fill),
+    index_copy=index_writes.index_copy, index_copy_=scatter._inplace_method(index_writes.index_copy),
+    index_put=index_writes.index_put, index_put_=scatter._inplace_method(index_writes.index_put),
+    masked_scatter=index_writes.masked_scatter,
+    masked_scatter_=scatter._inplace_method(index_writes.masked_scatter),
+    scatter_reduce=index_writes.scatter_reduce,
+    scatter_reduce_=scatter._inplace_method(index_writes.scatter_reduce),
+    put=index_writes.put, put_=scatter._inplace_method(index_writes.put),
+    rot90=reshaping.rot90, diag_embed=reshaping.diag_embed, diagflat=reshaping.diagflat, vsplit=reshaping.vsplit,
+    hsplit=reshaping.hsplit, dsplit=reshaping.dsplit, split_with_sizes=reshaping.split_with_sizes,
+    unsafe_chunk=reshaping.unsafe_chunk, unsafe_split=reshaping.unsafe_split,
+    unsafe_split_with_sizes=reshaping.unsafe_split_with_sizes, unfold=reshaping.unfold,
+    fill_diagonal_=reshaping.fill_diagonal_,
+)
+
 METHODS: dict[str, Any] = _one_table(_ARITHMETIC, _OPERATIONS, _CLASS_LEVEL, _NEW_TENSORS, _IN_PLACE, _OPERATORS,
-                                     [(fn.__name__, fn) for fn in _SAME_AS_FUNCTION], _MORE)
+                                     [(fn.__name__, fn) for fn in _SAME_AS_FUNCTION], _MORE,
+                                     pointwise_extra.METHODS, tensor_info.METHODS, _SCANS_BUCKETS_INDEX_WRITES)
 _install(Tensor, METHODS)
 

@@ -98,9 +98,15 @@ def _flatten(data: Any):
 
 
 def _to_host(data: Any) -> Any:
-    """Nested data with any tensors inside turned into host values."""
+    """Nested data with any tensors inside turned into host values.
+
+    A tensor inside a list stands for one number, as in PyTorch: ``tensor([t1, t2])`` of
+    one-element tensors is ``tensor([t1.item(), t2.item()])``; a longer tensor is a ValueError
+    (``torch.stack`` is the way to join tensors)."""
     if isinstance(data, Tensor):
-        return to_numpy(data._data)
+        if data.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return to_numpy(data._data).reshape(())
     if isinstance(data, (list, tuple)):
         return [_to_host(d) for d in data]
     return data
@@ -117,8 +123,9 @@ def tensor(data: Any, *, dtype: Any = None, device: DeviceLike = None, requires_
         return _finish(np.array(to_numpy(data._data), dtype=dt._np), device or data.device, requires_grad)
     dt = dtypes.from_any(dtype) if dtype is not None else _infer_dtype(data)
     np_dtype = dt._np  # (bfloat16 has none: its own TypeError, before the one below)
+    values = _to_host(data)
     try:
-        host = np.array(_to_host(data), dtype=np_dtype)
+        host = np.array(values, dtype=np_dtype)
     except ValueError as exc:
         raise ValueError(_ragged_message(data) or f"expected sequence of equal length lists, got ragged data "
                          f"({exc})") from None
@@ -161,6 +168,47 @@ def as_tensor(data: Any, dtype: Any = None, device: DeviceLike = None) -> Tensor
             and as_device(device).type == "cpu":
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
+
+
+_UNSET: Any = object()
+
+
+def asarray(obj: Any, *, dtype: Any = None, device: DeviceLike = None, copy: Optional[bool] = None,
+            requires_grad: Any = _UNSET) -> Tensor:
+    """``obj`` as a tensor, sharing its memory whenever dtype and device allow (the array-API
+    ``asarray``).  ``copy=True`` always copies; ``copy=False`` never does (a ValueError where
+    it would have to).  A tensor that already fits is returned *itself*."""
+    if requires_grad is _UNSET:
+        if isinstance(obj, Tensor) and obj.requires_grad:
+            warnings.warn("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead "
+                          "of False. Pass requires_grad=False explicitly to get the old behavior and silence "
+                          "this warning.", UserWarning, stacklevel=2)
+        requires_grad = None
+    want_dtype = dtypes.from_any(dtype) if dtype is not None else None
+    want_device = as_device(device) if device is not None else None
+    if isinstance(obj, Tensor):
+        dt, dev = want_dtype or obj.dtype, want_device or obj.device
+        fits = dt is obj.dtype and dev == obj.device
+        if copy is False and not fits:
+            if dt is not obj.dtype:
+                raise ValueError(f"can't alias tensor with dtype '{dtypes.SCALAR_NAMES[obj.dtype.name]}' into "
+                                 f"dtype '{dtypes.SCALAR_NAMES[dt.name]}'.")
+            raise ValueError(f"can't alias tensor from device '{obj.device}' to '{dev}'.")
+        out = obj if fits and not copy else (obj.to(device=dev, dtype=dt) if not copy else
+                                               obj.detach().to(device=dev, dtype=dt).clone())
+    elif isinstance(obj, np.ndarray):
+        dt = want_dtype or dtypes.from_numpy_dtype(obj.dtype)
+        shares = dt._np == obj.dtype and (want_device is None or want_device.type == "cpu")
+        if copy is False and not shares:
+            raise ValueError("can't alias NumPy array into a tensor of another dtype or device.")
+        out = from_numpy(obj) if shares and not copy else tensor(obj, dtype=dt, device=want_device)
+    else:
+        if copy is False:
+            raise ValueError("can't alias arbitrary sequence into a tensor.")
+        out = tensor(obj, dtype=want_dtype, device=want_device)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
 
 
 def from_numpy(ndarray: np.ndarray) -> Tensor:

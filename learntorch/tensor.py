@@ -503,14 +503,22 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self.numel() != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            how_many = "no values" if self.numel() == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {how_many} is ambiguous")
         return bool(self.item())
 
+    def _python_scalar(self) -> Any:
+        """The value for ``int(x)``, ``float(x)``, ``complex(x)``: PyTorch's ValueError (not ``item``'s
+        RuntimeError) when there is not exactly one element."""
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
+
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._python_scalar())
 
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._python_scalar())
 
     def __index__(self) -> int:
         if self._dtype.is_floating_point or self.numel() != 1:

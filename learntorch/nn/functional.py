@@ -44,7 +44,24 @@ from ..ops.activations import (celu, elu, hardsigmoid, hardswish, hardtanh, leak
 from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
 from .convolution_variants import conv1d, conv_transpose1d, conv_transpose2d  # noqa: F401
 from .group_instance_norm import group_norm, instance_norm  # noqa: F401
+from ..ops.activations import glu, hardshrink, rrelu, softshrink, tanhshrink  # noqa: F401
+from .bilinear import bilinear  # noqa: F401
+from .distances import pairwise_distance, pdist  # noqa: F401
+from .embedding_bag import embedding_bag  # noqa: F401
+from .feature_dropout import alpha_dropout, dropout1d, dropout3d, feature_alpha_dropout  # noqa: F401
+from .gumbel_softmax import gumbel_softmax  # noqa: F401
+from .rms_norm import rms_norm  # noqa: F401
+from ..ops.pooling import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,  # noqa: F401
+                           avg_pool1d, max_pool1d)
+from ..ops.upsampling import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: F401
+from ..ops.pixel_shuffle import pixel_shuffle, pixel_unshuffle  # noqa: F401
+from ..ops.fold import fold, unfold  # noqa: F401
 from ..random import default_generator
+from ._reduction import (_get_reduction, _legacy_get_string, _reduce, _reduce_array,  # noqa: F401
+                         _scale_grad)
+from .losses_margin import *  # noqa: F401,F403  (margin_ranking_loss, triplet_margin_loss ... : own file)
+from .losses_margin import __all__ as _losses_margin_all
+from .losses_likelihood import gaussian_nll_loss, poisson_nll_loss  # noqa: F401
 
 # IEEE arithmetic without NumPy's warnings, as in PyTorch (log(0) is -inf, 0/0 nan; see learntorch.ops)
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"learntorch\.nn\.functional")
@@ -59,6 +76,13 @@ __all__ = [
 ]
 __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward", "conv1d", "conv_transpose1d",
             "conv_transpose2d", "group_norm", "instance_norm"]
+__all__ += ["glu", "hardshrink", "rrelu", "softshrink", "tanhshrink", "bilinear", "pairwise_distance", "pdist",
+            "embedding_bag", "alpha_dropout", "dropout1d", "dropout3d", "feature_alpha_dropout", "gumbel_softmax",
+            "rms_norm"]
+__all__ += _losses_margin_all + ["poisson_nll_loss", "gaussian_nll_loss"]
+__all__ += ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+            "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle",
+            "fold", "unfold"]
 
 # PyTorch's names of scalar types, as its error messages print them.
 _SCALAR_NAMES = dtypes.SCALAR_NAMES
@@ -78,46 +102,7 @@ def _const(like: Tensor, data: Any) -> Tensor:
 
 
 # ============================================================================ reductions of losses
-def _legacy_get_string(size_average: Optional[bool], reduce: Optional[bool], emit_warning: bool = True) -> str:
-    """The old ``size_average`` / ``reduce`` flags as a ``reduction`` string (with PyTorch's warning)."""
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
-    if emit_warning:
-        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
-                      stacklevel=3)
-    return ret
-
-
-def _get_reduction(reduction: str, size_average: Optional[bool] = None, reduce: Optional[bool] = None) -> str:
-    """Check ``reduction`` ('none' | 'mean' | 'sum'), translating the deprecated flags."""
-    if size_average is not None or reduce is not None:
-        return _legacy_get_string(size_average, reduce)
-    if reduction == "elementwise_mean":
-        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
-                      stacklevel=3)
-        return "mean"
-    if reduction not in ("none", "mean", "sum"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    return reduction
-
-
-def _reduce_array(xp: Any, loss: Any, reduction: str) -> Any:
-    if reduction == "none":
-        return loss
-    total = xp.sum(loss)
-    return total / loss.size if reduction == "mean" else total
-
-
-def _scale_grad(grad: Tensor, reduction: str, numel: int) -> Tensor:
-    """The upstream gradient as it reaches each element of an un-reduced loss."""
-    return grad / numel if reduction == "mean" else grad
-
-
-def _reduce(loss: Tensor, reduction: str) -> Tensor:
-    if reduction == "none":
-        return loss
-    return loss.mean() if reduction == "mean" else loss.sum()
+# (_get_reduction & co live in _reduction.py, which every loss file imports)
 
 
 
@@ -553,6 +538,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
     input, target = _broadcast_pair(input, target)
     if weight is not None:
         return _weighted((input - target) ** 2, weight, input, reduction)
+    _require_floating("mse_cpu", input, target)
     return MseLoss.apply(input, target, reduction=_get_reduction(reduction))
 
 
@@ -657,9 +643,20 @@ class NllLoss2d(NllLoss):
     _backward_name = "NllLoss2DBackward0"
 
 
-def _check_target_dtype(target: Tensor) -> None:
+def _check_target_dtype(target: Tensor, input: Optional[Tensor] = None) -> None:
     if target._dtype not in (dtypes.int64, dtypes.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_scalar_name(target)}")
+    if input is not None:  # then the scores: nll_loss has float kernels only
+        _require_floating("nll_loss_out_frame" if input.ndim <= 2 else "nll_loss2d_forward_out_frame", input)
+
+
+def _require_floating(kernel: str, input: Tensor, target: Optional[Tensor] = None) -> None:
+    """PyTorch's loss kernels are written for floating-point numbers only: on integer (or bool)
+    tensors they raise NotImplementedError naming the kernel and the dtype, where NumPy would
+    happily compute in integers.  (One float operand is enough: the other is promoted.)"""
+    if not (input._dtype.is_floating_point or (target is not None and target._dtype.is_floating_point)):
+        dt = input._dtype if target is None else dtypes.result_type(input, target)
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtypes.type_name(dt)}'")
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, size_average: Optional[bool] = None,
@@ -685,7 +682,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
         if weight is not None and (weight.ndim != 1 or weight.numel() != c):
             raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
                                f"weight tensor of shape: {_sizes(weight.shape)}")
-        _check_target_dtype(target)
+        _check_target_dtype(target, input)
         if input.ndim == 1 and target.ndim == 1:  # (C,) with a target of one element
             target = target.reshape(())
         return NllLoss.apply(input, target=target, **kw)
@@ -697,7 +694,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
             raise RuntimeError("weight tensor should be defined either for all or no classes")
         if tuple(input.shape[2:]) != tuple(target.shape[1:]):
             raise RuntimeError(f"size mismatch (got input: {_sizes(input.shape)} , target: {_sizes(target.shape)}")
-        _check_target_dtype(target)
+        _check_target_dtype(target, input)
         return NllLoss2d.apply(input, target=target, **kw)
     # 3-D or more than 4-D: folded to (N, C, 1, -1), as PyTorch's nll_loss_nd does
     n, c = input.shape[0], input.shape[1]
@@ -706,7 +703,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
         raise RuntimeError(f"Expected target size {_sizes(out_size)}, got {_sizes(target.shape)}")
     if weight is not None and weight.numel() != c:
         raise RuntimeError("weight tensor should be defined either for all or no classes")
-    _check_target_dtype(target)
+    _check_target_dtype(target, input)
     x4 = input.reshape(n, c, 1, -1) if input.numel() else input.reshape(n, c, 0, 0)
     t3 = target.reshape(n, 1, -1) if target.numel() else target.reshape(n, 0, 0)
     out = NllLoss2d.apply(x4, target=t3, **kw)
@@ -851,6 +848,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Opti
     reduction = _get_reduction(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
+    _require_floating("log_sigmoid_cpu", input)
     if not target.dtype.is_floating_point:  # labels made with torch.tensor([1, 0]): a common slip
         raise RuntimeError(f"result type {_type_name(input)} can't be cast to the desired output type "
                            f"{_type_name(target)}\n"
@@ -898,6 +896,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor]
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
                          f"({input.size()}) is deprecated. Please ensure they have the same size.")
+    _require_floating("binary_cross_entropy", input, target)
     if not target.dtype.is_floating_point:
         raise RuntimeError(f"Found dtype {_type_name(target)} but expected {_type_name(input)}\nBinary "
                            "cross-entropy needs float targets (0.0 or 1.0): use target.float().")
@@ -960,6 +959,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] =
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     input, target = _broadcast_pair(input, target)
+    _require_floating("smooth_l1_cpu", input, target)
     return SmoothL1.apply(input, target, reduction=_get_reduction(reduction), beta=float(beta))
 
 
@@ -971,6 +971,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if weight is not None:
         d = (input - target).abs()
         return _weighted(pointwise.where(d < delta, 0.5 * d * d, delta * (d - 0.5 * delta)), weight, input, reduction)
+    _require_floating("huber_cpu", input, target)
     return Huber.apply(input, target, reduction=_get_reduction(reduction), beta=float(delta), huber=True)
 
 
@@ -986,6 +987,8 @@ def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None, r
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                       stacklevel=2)
+    if not (input._dtype.is_floating_point and target._dtype.is_floating_point):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = target.exp() * (target - input)
     else:

@@ -9,7 +9,10 @@ Each is one ``autograd.Function`` named as PyTorch's backward node
 * ``silu`` (swish) x·σ(x), ``mish`` x·tanh(softplus(x)), ``softplus`` log(1 + eˣ):
   smooth ReLUs;
 * ``hardtanh``/``relu6`` clip into [min, max]; ``hardsigmoid``/``hardswish`` are the
-  cheap piecewise-linear versions of σ and swish; ``logsigmoid`` log σ(x) (stable).
+  cheap piecewise-linear versions of σ and swish; ``logsigmoid`` log σ(x) (stable);
+* ``hardshrink``/``softshrink``/``tanhshrink`` push small values to (or towards) zero;
+  ``glu`` gates one half of a dimension with the sigmoid of the other half;
+  ``rrelu`` is a leaky ReLU whose slope is drawn at random while training.
 
 Each derivative is written once (``.formula``): on arrays for a plain backward, on
 tensors under ``create_graph=True``, so these can be differentiated twice, as in PyTorch.
@@ -20,14 +23,17 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import dtypes
 from ..autograd.function import Function
+from ..random import default_generator
 from .common import new_result
 from .formula import TensorMath, array_math, differentiable_backward
 from .inplace import inplace as inplace_op
 from ..tensor import Tensor
 
 __all__ = ["leaky_relu", "elu", "selu", "celu", "silu", "mish", "softplus", "hardtanh", "relu6", "logsigmoid",
-           "hardsigmoid", "hardswish", "softsign", "threshold"]
+           "hardsigmoid", "hardswish", "softsign", "threshold", "hardshrink", "softshrink", "tanhshrink", "glu",
+           "rrelu"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -108,6 +114,18 @@ Threshold = _activation("ThresholdBackward0",
                         lambda m, a, threshold, value: m.where(a > threshold, a, value),
                         lambda m, a, threshold, value: m.mask(a > threshold, a))
 
+Hardshrink = _activation("HardshrinkBackward0",
+                         lambda m, a, lambd: m.where(_inside(a, lambd), 0.0, a),
+                         lambda m, a, lambd: m.mask(~_inside(a, lambd), a))
+Softshrink = _activation("SoftshrinkBackward0",
+                         lambda m, a, lambd: m.where(a > lambd, a - lambd, m.where(a < -lambd, a + lambd, 0.0)),
+                         lambda m, a, lambd: m.mask(~_inside(a, lambd), a))
+
+
+def _inside(a: Any, lambd: float) -> Any:
+    """Where ``-λ ≤ a ≤ λ``: the band the shrink functions set to zero (NaN is outside it, as in PyTorch)."""
+    return (a >= -lambd) & (a <= lambd)
+
 
 def _run(fn: type, input: Tensor, inplace: bool, **options: Any) -> Tensor:
     """``fn`` out of place, or written into ``input`` (``inplace=True``) with autograd's
@@ -176,3 +194,100 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     return _run(Threshold, input, inplace, threshold=float(threshold), value=float(value))
 
 
+
+
+# ---------------------------------------------------------------------------- shrinkage, GLU, RReLU
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x`` where ``|x| > λ``, else 0: small values are cut to exactly zero."""
+    return Hardshrink.apply(input, lambd=float(lambd))
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x - λ`` above λ, ``x + λ`` below -λ, 0 between: every value moves λ towards zero
+    (the proximal step of the L1 penalty)."""
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be in range [0, {np.finfo(input._dtype._np).max:g}] for input dtype "
+                           f"{dtypes.SCALAR_NAMES.get(input._dtype.name, input._dtype.name)}, but found {lambd:g}")
+    return Softshrink.apply(input, lambd=float(lambd))
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``x - tanh(x)`` -- composed, as in PyTorch (its grad_fn is SubBackward0)."""
+    return input - input.tanh()
+
+
+class Glu(Function):
+    """``a · σ(b)`` where ``a, b`` are the two halves of ``input`` along ``dim``.
+
+    The backward is written with tensor operations on the saved input, so it can be
+    differentiated again: d/da = σ(b), d/db = a·σ(b)·(1 - σ(b))."""
+
+    _backward_name = "GluBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dim: int = -1) -> Tensor:
+        xp = x._backend.xp
+        half = x.shape[dim] // 2
+        first = tuple(slice(0, half) if d == dim else slice(None) for d in range(x.ndim))
+        second = tuple(slice(half, None) if d == dim else slice(None) for d in range(x.ndim))
+        with np.errstate(all="ignore"):
+            out = x._data[first] * array_math(xp).sigmoid(x._data[second])
+        ctx.dim = dim
+        ctx.save_for_backward(x)
+        return new_result(xp.asarray(out).astype(x._data.dtype, copy=False), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        a, b = x.chunk(2, ctx.dim)
+        gate = b.sigmoid()
+        return TensorMath.concat([grad * gate, grad * a * gate * (1 - gate)], ctx.dim)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """Gated linear unit: split ``input`` in two halves along ``dim``, return ``a · σ(b)``."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    size = input.shape[dim]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.dim()} is size {size}")
+    return Glu.apply(input, dim=dim % input.dim())
+
+
+class RreluWithNoise(Function):
+    """``x`` where ``x > 0``, else ``r · x``.  In training each non-positive element gets its
+    own slope ``r ~ U(lower, upper)``; in evaluation ``r`` is the mean slope ``(lower+upper)/2``.
+
+    The slopes (PyTorch's ``noise``) are drawn from the CPU generator one double per
+    non-positive element, in order, as PyTorch's CPU kernel draws them.  The derivative is
+    the slope itself, a constant, so the backward ``grad · noise`` can be differentiated again."""
+
+    _backward_name = "RreluWithNoiseBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, inplace: bool = False, lower: float = 1 / 8, upper: float = 1 / 3,
+                training: bool = False) -> Tensor:
+        data = x._data
+        xp = x._backend.xp
+        negative = data <= 0
+        noise = xp.ones_like(data)
+        if training:
+            count = int(xp.sum(negative))
+            slopes = default_generator.uniform((count,), np.float64, lower, upper).astype(data.dtype)
+            noise[negative] = x._backend.asarray(slopes) if xp is not np else slopes
+        else:
+            noise = xp.where(data > 0, noise, xp.asarray((lower + upper) / 2, dtype=data.dtype))
+        ctx.noise = noise
+        return new_result((data * noise).astype(data.dtype, copy=False), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> Tensor:
+        return grad * Tensor._make(ctx.noise, grad._device)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """Randomized leaky ReLU: random negative slopes in training (a regulariser), their mean in eval."""
+    if not lower <= upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    return _run(RreluWithNoise, input, inplace, lower=float(lower), upper=float(upper), training=bool(training))

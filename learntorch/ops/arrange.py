@@ -15,6 +15,7 @@ method (``x.tril()``, ``x.roll(1)``), attached at the bottom of this file.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
@@ -134,10 +135,20 @@ def diff(input: Tensor, n: int = 1, dim: int = -1) -> Tensor:
     return out
 
 
-def meshgrid(*tensors: Any, indexing: str = "ij") -> tuple:
-    """Coordinate grids from 1-D tensors (``indexing='xy'`` swaps the first two, as NumPy)."""
+_MESHGRID_WARNED = []  # PyTorch asks for ``indexing=`` once per process
+
+
+def meshgrid(*tensors: Any, indexing: Optional[str] = None) -> tuple:
+    """Coordinate grids from 1-D tensors (``indexing='xy'`` swaps the first two, as NumPy).
+    Without ``indexing`` it is ``'ij'``, with PyTorch's warning that it will become required."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    if indexing is None:
+        if not _MESHGRID_WARNED:
+            _MESHGRID_WARNED.append(True)
+            warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
+                          "argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise ValueError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
     ts = list(tensors)

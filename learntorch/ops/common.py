@@ -72,7 +72,26 @@ def binary_operands(a: Tensor, b: Any, broadcast: bool = True) -> tuple[Any, Any
         return a._data, float(b), a._dtype
     dt = dtypes.result_type(a, b)
     xa = a._data if a._dtype is dt else a._backend.xp.astype(a._data, a._backend.dtype(dt))
-    return xa, (float(b) if dt.is_floating_point else b), dt
+    if dt.is_floating_point:
+        return xa, float(b), dt
+    if type(b) is not bool and dt is not dtypes.bool:
+        b = wrapped_int(b, dt)
+    return xa, b, dt
+
+
+def wrapped_int(value: int, dt: dtypes.dtype) -> int:
+    """A Python int as the integer dtype ``dt`` holds it: out of range, it wraps around as in C.
+
+    PyTorch converts the number to the tensor's dtype the way C casts, so ``int8_tensor + 1000``
+    adds ``-24`` (1000 - 4·256) and ``uint8_tensor - 1`` adds 255.  NumPy would raise an
+    OverflowError instead.  Only a number no 64-bit integer can hold is PyTorch's OverflowError."""
+    bits = 8 * dt.itemsize
+    low = -(1 << (bits - 1)) if dt.is_signed else 0
+    if low <= value < low + (1 << bits):
+        return value
+    if not -(1 << 63) <= value < (1 << 64):
+        raise OverflowError("int too big to convert")
+    return (value - low) % (1 << bits) + low
 
 
 def new_result(data: Any, like: Tensor) -> Tensor:

@@ -79,8 +79,8 @@ def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
             dim = None if dim is None else dim + 1
             # An empty list selects nothing: PyTorch reads it as an empty int64 index.
             arr = be.asarray(k, dtypes.int64) if len(k) == 0 else be.asarray(k)
-            if getattr(arr.dtype, "kind", "") == "f":
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if getattr(arr.dtype, "kind", "") == "f":  # PyTorch reads a list of floats as int64, truncated
+                arr = be.xp.astype(arr, be.dtype(dtypes.int64))
             out.append(arr)
             advanced = True
         elif isinstance(k, bool):
@@ -373,8 +373,11 @@ class IndexPut(Function):
             if not _strict_put(x._backend, x._data, key, data):
                 x._data[key] = data
         except ValueError:  # the value does not broadcast to the selection: PyTorch's RuntimeError
-            target = _host_positions(x._data.shape, key) if _is_advanced(key) else x._data[key]
-            expand(value, tuple(target.shape))
+            if _is_advanced(key):
+                shapes = (tuple(value.shape), _host_positions(x._data.shape, key).shape)
+                raise RuntimeError("shape mismatch: value tensor of shape [{}] cannot be broadcast to indexing "
+                                   "result of shape [{}]".format(*(", ".join(map(str, s)) for s in shapes))) from None
+            expand(value, tuple(x._data[key].shape))  # (basic indexing: expand's own message)
             raise
         except IndexError as exc:  # an advanced index out of range: PyTorch says "dimension"
             raise IndexError(str(exc).replace("axis", "dimension")) from None
@@ -460,6 +463,9 @@ class Gather(Function):
             taken = xp.take_along_axis(xp.reshape(data, data.shape or (1,)), xp.reshape(idx, idx.shape or (1,)),
                                        axis=dim)
             return new_result(xp.reshape(taken, idx.shape), x)
+        if idx.size and int(xp.min(idx)) < 0:  # NumPy would count a negative index from the end; PyTorch refuses it
+            raise RuntimeError(f"index {int(xp.min(idx))} is out of bounds for dimension {dim} with size "
+                               f"{data.shape[dim]}")
         try:
             return new_result(xp.take_along_axis(data, idx, axis=dim), x)
         except IndexError as exc:  # PyTorch raises RuntimeError for an index out of range here

@@ -10,6 +10,7 @@ products with reshapes and reductions, so their gradients come from those operat
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Optional
 
 from ..autograd import grad_mode
@@ -448,7 +449,29 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are 0D and 2D")
     lead = tuple(input.shape[:-1])
     flat = input.reshape(-1, input.shape[-1])
-    if bias is None:
-        out = flat.mm(weight.t())
-        return UnsafeView.apply(out, lead + (weight.shape[0],), False)
+    if bias is None or not input.is_contiguous():
+        # PyTorch's general path: a matrix product, then the bias added in place (AddBackward0).  A
+        # non-contiguous input, such as ``lstm_out.transpose(0, 1)``, takes it: its reshape is a copy.
+        out = UnsafeView.apply(flat.mm(weight.t()), lead + (weight.shape[0],), False)
+        return out if bias is None else out.add_(bias)
     return addmm(bias, flat, weight.t()).view(*lead, weight.shape[0])
+
+
+def chain_matmul(*matrices: Tensor) -> Tensor:
+    """The product ``A₁ A₂ … Aₙ`` of 2-D matrices (deprecated in PyTorch for
+    ``torch.linalg.multi_dot``).  Multiplied left to right; the result is reshaped into a fresh
+    view at the end, as PyTorch's result is (its node is ``ViewBackward0``)."""
+    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                  "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
+                  "multiple parameters.", UserWarning, stacklevel=2)
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for m in matrices:
+        if m.ndim != 2:
+            raise RuntimeError(f"Tensor dimension is {m.ndim}, expected 2 instead.")
+    if len(matrices) == 1:
+        return matrices[0].clone()
+    out = matrices[0]
+    for m in matrices[1:]:
+        out = mm(out, m)
+    return out.view(tuple(out.shape))

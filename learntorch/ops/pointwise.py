@@ -19,7 +19,7 @@ from ..autograd.function import Function
 from ..device import device
 from ..arrays import for_device, transfer
 from ..tensor import Tensor, _parse_to
-from .common import binary_operands, new_result, sum_to
+from .common import binary_operands, infer_size, new_result, sum_to
 
 __all__ = ["add", "sub", "rsub", "mul", "div", "rdiv", "neg", "pow", "rpow", "exp", "log", "sqrt", "abs",
            "sin", "cos", "tanh", "sigmoid", "relu", "clamp", "reciprocal", "maximum", "minimum", "where",
@@ -136,6 +136,7 @@ class Mul(Function):
         else:  # a Python number: nothing to save but the number
             ctx.metas = (_meta(a), None)
             ctx.scalar = b
+            ctx._saved = ()  # PyTorch saves the number as a tensor: freed by backward, a second one is refused
         return new_result(xa * xb, a)
 
     @staticmethod
@@ -184,9 +185,14 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx, a: Tensor, exponent: Any) -> Tensor:
+        if type(exponent) is int and exponent < 0 and not a._dtype.is_floating_point:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
         xa, e, _ = binary_operands(a, exponent)
         ctx.save_for_backward(a)
         ctx.exponent = exponent
+        if type(e) is float and not e.is_integer():  # (-8) ** (1/3) is nan, silently, as in PyTorch
+            with np.errstate(invalid="ignore", over="ignore"):
+                return new_result(xa ** e, a)
         return new_result(xa ** e, a)
 
     @staticmethod
@@ -204,8 +210,8 @@ class PowTensor(Function):
 
     @staticmethod
     def forward(ctx, a: Tensor, b: Tensor) -> Tensor:
-        xa, xb, _ = binary_operands(a, b)
-        out = new_result(xa ** xb, a)
+        xa, xb, dt = binary_operands(a, b)
+        out = new_result(_power(a._backend.xp, xa, xb, dt), a)
         ctx.metas = (_meta(a), _meta(b))
         ctx.save_for_backward(a, b, out)
         return out
@@ -225,8 +231,8 @@ class Rpow(Function):
 
     @staticmethod
     def forward(ctx, a: Tensor, base: Any) -> Tensor:
-        xa, xb, _ = binary_operands(a, base)
-        out = new_result(xb ** xa, a)
+        xa, xb, dt = binary_operands(a, base)
+        out = new_result(_power(a._backend.xp, xb, xa, dt), a)
         ctx.base = base
         ctx.save_for_backward(out)
         return out
@@ -236,6 +242,24 @@ class Rpow(Function):
         import math
         (out,) = ctx.saved_tensors
         return grad * out * math.log(ctx.base), None
+
+
+def _power(xp: Any, base: Any, exponent: Any, dt: dtypes.dtype) -> Any:
+    """``base ** exponent`` where the exponent is an array, with PyTorch's answers where NumPy's differ.
+
+    Floats: a negative base to a fractional power is nan, an overflow inf, both silently.
+    Integers: a negative exponent gives 0 (1 for a base of 1, ±1 for a base of -1: the
+    integer part of ``1 / base**|e|``), where NumPy raises a ValueError."""
+    if dt.is_floating_point:
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            return base ** exponent
+    negative = exponent < 0
+    if not negative.any():
+        return base ** exponent
+    result = base ** xp.where(negative, 0, exponent)
+    odd = exponent % 2 != 0
+    reciprocal = xp.where(base == 1, 1, xp.where(base == -1, xp.where(odd, -1, 1), 0))
+    return xp.astype(xp.where(negative, reciprocal, result), result.dtype)
 
 
 class Maximum(Function):
@@ -332,6 +356,9 @@ def div(input: Any, other: Any, *, rounding_mode: Optional[str] = None) -> Tenso
     if rounding_mode is not None:
         dt = dtypes.result_type(input, other)
         if not dt.is_floating_point:  # integers stay integers (PyTorch): divide exactly in float64, cast back
+            if rounding_mode in ("floor", "trunc"):
+                _check_integer_division(f"div_{rounding_mode}", dt, getattr(input, "_data", None),
+                                        getattr(other, "_data", other))
             wide = [x.double() if isinstance(x, Tensor) else x for x in (input, other)]
             return div(*wide, rounding_mode=rounding_mode).to(dt)
         q = div(input, other)
@@ -385,6 +412,9 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
                            f"{getattr(condition, 'dtype', type(condition).__name__)}")
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):  # where(c, 1., 0.): two numbers
         input = Tensor._make(condition._backend.asarray(input, dtypes._scalar_dtype(input)), condition._device)
+    for t in (input, other):  # the condition broadcasts too: PyTorch's error, not NumPy's ValueError
+        if isinstance(t, Tensor) and t._data.shape != condition._data.shape:
+            infer_size(condition._data.shape, t._data.shape)
     return Where.apply(input, other, condition=condition)
 
 
@@ -718,8 +748,23 @@ def trunc(input: Tensor) -> Tensor:
 
 
 def floor_divide(input: Tensor, other: Any) -> Tensor:
+    """``input // other``: the quotient rounded down."""
     xa, xb, dt = binary_operands(input, other)
-    return _nondiff(input, xa // xb, dt)
+    if not dt.is_floating_point:
+        _check_integer_division("div_floor", dt, xa, xb)
+        return _nondiff(input, xa // xb, dt)
+    with np.errstate(divide="ignore", invalid="ignore"):  # x // 0 is ±inf or nan, silently, as in PyTorch
+        return _nondiff(input, xa // xb, dt)
+
+
+def _check_integer_division(name: str, dt: dtypes.dtype, xa: Any, xb: Any) -> None:
+    """Integer ``//``, ``%``, ``fmod``, ``div(rounding_mode=…)`` by zero have no answer: PyTorch
+    raises ``RuntimeError: ZeroDivisionError`` where NumPy gives 0 with a RuntimeWarning.  Bool
+    tensors have no division at all.  Called for integer dtypes only (floats give inf/nan)."""
+    if dt is dtypes.bool:
+        raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
+    if getattr(xa, "size", 1) and bool((xb == 0).any() if hasattr(xb, "shape") else xb == 0):
+        raise RuntimeError("ZeroDivisionError")  # (an empty result divides nothing: no error)
 
 
 def remainder(input: Tensor, other: Any) -> Tensor:
@@ -778,7 +823,11 @@ class ToCopy(Function):
     def forward(ctx, x: Tensor, dev: device = None, dt: dtypes.dtype = None) -> Tensor:
         data = transfer(x._data, x._device, dev)
         be = for_device(dev)
-        if dt is not x._dtype:
+        if dt is not x._dtype and x._dtype.is_floating_point and not (
+                dt.is_floating_point and dt.itemsize >= x._dtype.itemsize):
+            with np.errstate(over="ignore", invalid="ignore"):  # 7e4 -> float16 is inf, nan -> int64 some
+                data = be.xp.astype(data, be.dtype(dt))       # integer: silently, as in PyTorch
+        elif dt is not x._dtype:
             data = be.xp.astype(data, be.dtype(dt))
         elif data is x._data:
             data = be.xp.asarray(data, copy=True)
@@ -872,9 +921,11 @@ def frac(input: Tensor) -> Tensor:
     return input - trunc(input)
 
 
-def _division_remainder(ctx, a: Tensor, b: Any, kernel: Any) -> Tensor:
+def _division_remainder(ctx, a: Tensor, b: Any, kernel: Any, name: str = "remainder") -> Tensor:
     """The forward that ``fmod`` and ``remainder`` share: ``kernel(xp, a, b)``, with what the backward needs."""
-    xa, xb, _ = binary_operands(a, b)
+    xa, xb, dt = binary_operands(a, b)
+    if not dt.is_floating_point:
+        _check_integer_division(name, dt, xa, xb)
     ctx.metas = (_meta(a), _meta(b))
     if isinstance(b, Tensor) and ctx.needs_input_grad[1]:
         ctx.save_for_backward(a, b)
@@ -902,7 +953,7 @@ class Fmod(Function):
     @staticmethod
     def forward(ctx, a: Tensor, b: Any) -> Tensor:
         return _division_remainder(ctx, a, b, lambda xp, xa, xb: xp.fmod(xa, xb) if hasattr(xp, "fmod")
-                                   else xa - xp.trunc(xa / xb) * xb)
+                                   else xa - xp.trunc(xa / xb) * xb, name="fmod")
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:

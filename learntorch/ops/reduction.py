@@ -9,6 +9,7 @@ The backward of every reduction broadcasts the gradient back over that axis.
 from __future__ import annotations
 
 import builtins
+import warnings
 from collections import namedtuple
 from typing import Any, Optional, Sequence, Union
 
@@ -93,12 +94,12 @@ class Mean(Function):
                                f"point or complex dtype. Got: {kind}")
         axes = wrap_dims(dim, x.ndim)
         be = x._backend
-        data = be.xp.mean(be.xp.astype(x._data, be.dtype(dt)) if dt is not x._dtype else x._data,
-                          axis=axes, keepdims=keepdim)
-        ctx.args = (tuple(x.shape), axes, keepdim)
         n = 1
         for a in (range(x.ndim) if axes is None else axes):
             n *= x.shape[a]
+        data = _mean_kernel(be.xp, be.xp.astype(x._data, be.dtype(dt)) if dt is not x._dtype else x._data,
+                            axes, keepdim, n)
+        ctx.args = (tuple(x.shape), axes, keepdim)
         ctx.count = n
         return new_result(data, x)
 
@@ -106,6 +107,15 @@ class Mean(Function):
     def backward(ctx, grad: Tensor) -> tuple:
         shape, axes, keepdim = ctx.args
         return _expand_back(grad / ctx.count, shape, axes, keepdim), None, None, None
+
+
+def _mean_kernel(xp: Any, data: Any, axes: Optional[tuple], keepdims: bool, n: int) -> Any:
+    """The array library's mean of ``n`` numbers per result; the mean of none is nan, silently
+    (as in PyTorch: NumPy would warn "Mean of empty slice")."""
+    if n:
+        return xp.mean(data, axis=axes, keepdims=keepdims)
+    with np.errstate(invalid="ignore"):
+        return xp.sum(data, axis=axes, keepdims=keepdims) / data.dtype.type(0)
 
 
 class MeanAll(Mean):
@@ -164,6 +174,7 @@ class _ExtremeDim(Function):
     @staticmethod
     def forward(ctx, x: Tensor, dim: int, keepdim: bool, largest: bool) -> tuple:
         (axis,) = wrap_dims(dim, x.ndim)
+        _check_reduced_dim("max()" if largest else "min()", x, axis)
         xp = x._backend.xp
         data = x._data if x.ndim else xp.reshape(x._data, (1,))
         idx = (xp.argmax if largest else xp.argmin)(data, axis=axis if x.ndim else 0, keepdims=True)
@@ -259,11 +270,20 @@ def amin(input: Tensor, dim: Dim = (), keepdim: bool = False) -> Tensor:
 
 
 def _check_not_empty(name: str, input: Tensor, dim: Dim) -> None:
-    """The maximum of no numbers is undefined: PyTorch asks for a ``dim`` (then only a reduced
-    dimension of size 0 is an error, caught by the array library)."""
-    if input.numel() == 0 and (dim is None or dim == ()):
-        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                           "Specify the reduction dim with the 'dim' argument.")
+    """The maximum of no numbers is undefined: PyTorch asks for a ``dim``, and then every
+    reduced dimension must have a size (NumPy's ValueError would say "no identity")."""
+    if input.numel() == 0:
+        if dim is None or dim == ():
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        for axis in wrap_dims(dim, input.ndim):
+            _check_reduced_dim(f"{name}()", input, axis)
+
+
+def _check_reduced_dim(name: str, input: Tensor, axis: int) -> None:
+    """A max, min, argmax … along a dimension of size 0 has no answer: PyTorch's IndexError."""
+    if input.ndim and input.shape[axis] == 0:
+        raise IndexError(f"{name}: Expected reduction dim {axis} to have non-zero size.")
 
 
 aminmax_result = namedtuple("aminmax", ("min", "max"))
@@ -272,6 +292,11 @@ aminmax_result.__module__ = "torch.return_types"
 
 def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: bool = False) -> Any:
     """``(min, max)`` in one call (over all elements, or along ``dim``)."""
+    if input.numel() == 0:
+        if dim is None:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                               "has no identity.")
+        _check_reduced_dim("aminmax", input, wrap_dims(dim, input.ndim)[0])
     return aminmax_result(amin(input, () if dim is None else dim, keepdim),
                           amax(input, () if dim is None else dim, keepdim))
 
@@ -290,12 +315,16 @@ def argmin(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> T
 def _arg_extreme(x: Tensor, dim: Optional[int], keepdim: bool, largest: bool) -> Tensor:
     xp = x._backend.xp
     fn = xp.argmax if largest else xp.argmin
+    name = "argmax()" if largest else "argmin()"
     if dim is None:
+        if x.numel() == 0:
+            raise IndexError(f"{name}: Expected reduction dim to be specified for input.numel() == 0.")
         out = fn(xp.reshape(x._data, (-1,)))
         if keepdim:
             out = xp.reshape(out, (1,) * x.ndim)
     else:
         (axis,) = wrap_dims(dim, x.ndim)
+        _check_reduced_dim(name, x, axis)
         out = fn(x._data, axis=axis, keepdims=keepdim)
     return new_result(xp.astype(out, xp.int64), x)
 
@@ -373,7 +402,18 @@ def var(input: Tensor, dim: Dim = None, unbiased: Optional[bool] = None, keepdim
         dim, unbiased = None, dim
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
+    _warn_if_no_degrees_of_freedom("var", input, dim, correction)
     return Var.apply(input, dim, correction, keepdim)
+
+
+def _warn_if_no_degrees_of_freedom(name: str, input: Tensor, dim: Dim, correction: Any) -> None:
+    """PyTorch's warning when ``N - correction <= 0`` numbers are left to divide by (the
+    variance of one number with Bessel's correction): the result is nan or inf."""
+    axes = wrap_dims(dim if dim != () else None, input.ndim)
+    n = input.numel() if axes is None else _count(input.shape, axes)
+    if n - correction <= 0:
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=4)
 
 
 class Var(Function):
@@ -385,7 +425,7 @@ class Var(Function):
         axes = wrap_dims(dim if dim != () else None, x.ndim)
         xp = x._backend.xp
         n = x.numel() if axes is None else _count(x.shape, axes)
-        centred = x._data - xp.mean(x._data, axis=axes, keepdims=True)
+        centred = x._data - _mean_kernel(xp, x._data, axes, True, n)
         with np.errstate(divide="ignore", invalid="ignore"):
             out = xp.sum(centred * centred, axis=axes, keepdims=keepdim) / builtins.max(n - correction, 0)
         ctx.save_for_backward(x)
@@ -437,6 +477,7 @@ def std(input: Tensor, dim: Dim = None, unbiased: Optional[bool] = None, keepdim
         dim, unbiased = None, dim
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
+    _warn_if_no_degrees_of_freedom("std", input, dim, correction)
     return Std.apply(input, dim, correction, keepdim)
 
 

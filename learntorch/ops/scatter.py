@@ -34,6 +34,14 @@ def _positions(index: np.ndarray, dim: int) -> tuple:
     return tuple(grid)
 
 
+def _check_in_range(idx: np.ndarray, size: int, dim: int) -> None:
+    """Every index inside ``[0, size)``: PyTorch's RuntimeError, where NumPy would raise an
+    IndexError (or count a negative index from the end)."""
+    if idx.size and (idx.min() < 0 or idx.max() >= size):
+        bad = idx[(idx < 0) | (idx >= size)].flat[0]
+        raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
+
+
 def _check(input: Tensor, dim: int, index: Tensor, name: str) -> None:
     if index.dtype is not dtypes.int64:
         raise RuntimeError(f"{name}(): Expected dtype int64 for index")
@@ -51,6 +59,7 @@ class Scatter(Function):
         idx = np.atleast_1d(np.asarray(index._data))
         out = np.array(x._data, copy=True)
         target = out.reshape(out.shape or (1,))  # a view of out
+        _check_in_range(idx, target.shape[dim], dim)
         pos = _positions(idx, dim)
         values = value if src is None else np.atleast_1d(np.asarray(src._data))[
             tuple(slice(0, s) for s in idx.shape)]

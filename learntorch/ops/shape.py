@@ -69,8 +69,23 @@ class View(Function):
         return grad.reshape(ctx.input_shape), None, None
 
 
+class ReshapeAlias(View):
+    """``reshape`` of a non-contiguous tensor whose strides allow the new shape: a view, under
+    the name PyTorch gives it."""
+
+    _backward_name = "ReshapeAliasBackward0"
+
+
 class UnsafeView(View):
+    """PyTorch's ``_unsafe_view``: a reshape of a tensor nobody else holds (a fresh product, a
+    copy), so the result is a new tensor rather than a view: nothing to keep in step with."""
+
     _backward_name = "UnsafeViewBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, shape: tuple, must_view: bool) -> Tensor:
+        ctx.input_shape = x._data.shape
+        return new_result(x._backend.xp.reshape(x._data, _infer_shape(shape, x.numel())), x)
 
 
 def view(input: Tensor, *shape: Any) -> Tensor:
@@ -83,9 +98,20 @@ def view(input: Tensor, *shape: Any) -> Tensor:
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """Like ``view``, but copies when the memory layout does not allow a view."""
     shape = _shape_arg(shape)
-    if tuple(input.shape) == shape:
+    if input.is_contiguous():
         return View.apply(input, shape, False)
-    return View.apply(input, shape, False) if input.is_contiguous() else UnsafeView.apply(input, shape, False)
+    if _viewable(input, shape):  # non-contiguous, but its strides allow the shape
+        return ReshapeAlias.apply(input, shape, False)
+    return UnsafeView.apply(input.clone(), shape, False)  # as PyTorch: a copy, then reshaped (CloneBackward0)
+
+
+def _viewable(input: Tensor, shape: tuple) -> bool:
+    """Can ``input``'s strides show it with ``shape`` (a non-contiguous tensor sometimes can)?"""
+    try:
+        input._backend.xp.reshape(input._data, _infer_shape(shape, input.numel()), copy=False)
+        return True
+    except (ValueError, AttributeError, RuntimeError):
+        return False
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:

@@ -18,6 +18,9 @@ from .optimizer import Optimizer
 from .radam import RAdam
 from .rmsprop import RMSprop
 from .sgd import SGD
+from .rprop import Rprop
+from .adafactor import Adafactor
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD",
            "LBFGS", "lr_scheduler"]
+__all__ += ["Rprop", "Adafactor"]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import learntorch as lt
-from conftest import assert_same, grads_both, raises_both, to_numpy, torch_to_lt
+from conftest import assert_same, check_both, grads_both, raises_both, to_numpy, torch_to_lt
 
 RNG = np.random.default_rng(151)
 
@@ -139,3 +139,29 @@ def test_conv_variant_errors(torch_oracle: Any) -> None:
                 match="padding='same' is not supported for strided convolutions")
     raises_both(lambda T: T.nn.ConvTranspose2d(3, 4, 3, padding_mode="reflect"), torch_oracle,
                 match='Only "zeros" padding mode is supported')
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("layer", ["Conv1d", "Conv2d"])
+def test_padding_modes(torch_oracle, mode, layer):
+    """``padding_mode`` other than zeros: the input is padded by ``F.pad(mode=...)`` first (with
+    ``padding='same'`` too), so values and gradients are PyTorch's; the repr names the mode."""
+    rng = np.random.default_rng(7)
+    shape = (2, 2, 7) if layer == "Conv1d" else (2, 2, 7, 6)
+    x = rng.standard_normal(shape).astype(np.float32)
+
+    def run(T):
+        T.manual_seed(0)
+        out = []
+        for padding, dilation in ((1, 1), (2, 1), ("same", 2), ("valid", 1)):
+            conv = getattr(T.nn, layer)(2, 3, 3, padding=padding, dilation=dilation, padding_mode=mode)
+            xt = T.tensor(x, requires_grad=True)
+            y = conv(xt)
+            (y * y).sum().backward()
+            out += [repr(conv), y, xt.grad, conv.weight.grad]
+        return out
+    check_both(run, torch_oracle, rtol=1e-4, atol=1e-5)
+
+
+def test_bad_padding_mode(torch_oracle):
+    raises_both(lambda T: T.nn.Conv2d(2, 3, 3, padding_mode="mirror"), torch_oracle, match="padding_mode must be one of")

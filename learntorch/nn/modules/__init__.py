@@ -6,7 +6,9 @@ from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import AdaptiveAvgPool2d, AvgPool2d, Conv2d, Flatten, MaxPool2d, Unflatten
 from .conv_variants import Conv1d, ConvTranspose1d, ConvTranspose2d
-from .distance import CosineSimilarity
+from .distance import CosineSimilarity, PairwiseDistance
+from .loss_margin import *  # noqa: F401,F403  (MarginRankingLoss, TripletMarginLoss, PoissonNLLLoss ...)
+from .loss_margin import __all__ as _loss_margin_all
 from .parameter_containers import ParameterDict, ParameterList
 from .dropout import Dropout, Dropout2d
 from .linear import Identity, Linear
@@ -17,9 +19,18 @@ from .normalization import LayerNorm
 from .groupnorm import GroupNorm
 from .instancenorm import InstanceNorm1d, InstanceNorm2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
+from .dropout import AlphaDropout, Dropout1d, Dropout3d, FeatureAlphaDropout
+from .linear import Bilinear, LazyLinear
+from .normalization import RMSNorm
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
                           TransformerEncoderLayer)
+from .pooling import AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, MaxPool1d
+from .padding import (CircularPad1d, CircularPad2d, ConstantPad1d, ConstantPad2d, ReflectionPad1d,
+                      ReflectionPad2d, ReplicationPad1d, ReplicationPad2d, ZeroPad1d, ZeroPad2d)
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .fold import Fold, Unfold
 
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Linear", "Identity", "ReLU", "Sigmoid", "Tanh",
            "GELU", "Softmax", "LogSoftmax", "Dropout", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding",
@@ -31,3 +42,10 @@ __all__ += ["RNNBase", "RNN", "GRU", "LSTM", "RNNCellBase", "RNNCell", "GRUCell"
 __all__ += ["MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder",
             "TransformerEncoderLayer", "TransformerDecoderLayer"]
 __all__ += ["Conv1d", "ConvTranspose1d", "ConvTranspose2d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d"]
+__all__ += ["PairwiseDistance"] + _loss_margin_all
+__all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "ZeroPad1d",
+            "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d",
+            "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "Upsample", "UpsamplingNearest2d",
+            "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle", "Fold", "Unfold"]
+__all__ += ["EmbeddingBag", "AlphaDropout", "Dropout1d", "Dropout3d", "FeatureAlphaDropout", "Bilinear", "LazyLinear",
+            "RMSNorm"]

@@ -12,7 +12,7 @@ from ..parameter import Parameter
 
 __all__ = ["ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "LeakyReLU", "ELU", "CELU", "SELU", "SiLU",
            "Mish", "Hardsigmoid", "Hardswish", "Softplus", "Hardtanh", "ReLU6", "LogSigmoid", "Softsign", "Softmin",
-           "Threshold", "PReLU"]
+           "Threshold", "PReLU", "GLU", "Hardshrink", "Softshrink", "Tanhshrink", "RReLU", "Softmax2d"]
 
 
 class ReLU(Module):
@@ -237,3 +237,70 @@ class PReLU(Module):
 
     def extra_repr(self) -> str:
         return f"num_parameters={self.num_parameters}"
+
+
+# ---------------------------------------------------------------------------- shrinkage, GLU, RReLU, Softmax2d
+class GLU(Module):
+    """Gated linear unit: the first half of ``dim`` times the sigmoid of the second half."""
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return A.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Hardshrink(Module):
+    """``x`` where ``|x| > lambd``, else 0."""
+
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return A.hardshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Softshrink(Hardshrink):
+    """Move every value ``lambd`` towards zero, stopping at zero."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return A.softshrink(input, self.lambd)
+
+
+class Tanhshrink(Module):
+    """``x - tanh(x)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return A.tanhshrink(input)
+
+
+class RReLU(Module):
+    """Leaky ReLU with a random slope ``U(lower, upper)`` per element while training,
+    the mean slope ``(lower + upper) / 2`` in eval mode."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return A.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
+
+
+class Softmax2d(Module):
+    """Softmax over the channels of each pixel: dim -3 of a ``(C, H, W)`` or ``(N, C, H, W)`` input."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3, _stacklevel=5)

@@ -13,6 +13,7 @@ from typing import Any, Optional, Union
 from ... import creation
 from ...tensor import Tensor
 from ...ops import convolution
+from ...ops import padding as padding_ops
 from .. import init
 from ..parameter import Parameter
 from .module import Module
@@ -35,8 +36,7 @@ class Conv2d(Module):
             raise ValueError("out_channels must be divisible by groups")
         if isinstance(padding, str) and padding not in ("same", "valid"):
             raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"learntorch's Conv2d pads with zeros only, not padding_mode={padding_mode!r}")
+        check_padding_mode(padding_mode)
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride = convolution.pair(kernel_size), convolution.pair(stride)
         self.padding = padding if isinstance(padding, str) else convolution.pair(padding)
@@ -59,20 +59,55 @@ class Conv2d(Module):
                 init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
+        if self.padding_mode != "zeros":
+            input = pad_for_mode(input, self.padding, self.padding_mode, self.kernel_size, self.dilation)
+            return convolution.conv2d(input, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
         return convolution.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
                                   self.groups)
 
     def extra_repr(self) -> str:
-        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
-        if self.padding != (0, 0):
-            s += f", padding={self.padding}"
-        if self.dilation != (1, 1):
-            s += f", dilation={self.dilation}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        return s
+        return conv_repr(self)
+
+
+def check_padding_mode(padding_mode: str) -> None:
+    valid_modes = {"zeros", "reflect", "replicate", "circular"}
+    if padding_mode not in valid_modes:
+        raise ValueError(f"padding_mode must be one of {valid_modes}, but got padding_mode='{padding_mode}'")
+
+
+def pad_for_mode(input: Tensor, padding: Union[tuple, str], mode: str, kernel_size: tuple, dilation: tuple) -> Tensor:
+    """The input padded by ``F.pad(mode=...)`` ('reflect', 'replicate', 'circular'), as PyTorch's
+    convolution layers do for ``padding_mode`` other than 'zeros'; the convolution then adds none.
+    ``padding='same'`` pads ``dilation·(k-1)`` in all, the extra one on the right."""
+    amounts: list[int] = []
+    for i in reversed(range(len(kernel_size))):  # F.pad lists the last dimension first
+        if padding == "same":
+            total = dilation[i] * (kernel_size[i] - 1)
+            amounts += [total // 2, total - total // 2]
+        elif padding == "valid":
+            amounts += [0, 0]
+        else:
+            amounts += [padding[i], padding[i]]  # type: ignore[index]
+    return padding_ops.pad(input, amounts, mode=mode)
+
+
+def conv_repr(layer: Module) -> str:
+    """``extra_repr`` of a convolution layer, as PyTorch prints it: only what is not the default."""
+    n = len(layer.kernel_size)
+    s = f"{layer.in_channels}, {layer.out_channels}, kernel_size={layer.kernel_size}, stride={layer.stride}"
+    if layer.padding != (0,) * n:
+        s += f", padding={layer.padding}"  # a string prints without quotes: padding=same
+    if layer.dilation != (1,) * n:
+        s += f", dilation={layer.dilation}"
+    if layer.output_padding != (0,) * n:
+        s += f", output_padding={layer.output_padding}"
+    if layer.groups != 1:
+        s += f", groups={layer.groups}"
+    if layer.bias is None:
+        s += ", bias=False"
+    if layer.padding_mode != "zeros":
+        s += f", padding_mode={layer.padding_mode}"
+    return s
 
 
 class MaxPool2d(Module):

@@ -16,7 +16,7 @@ from ...tensor import Tensor
 from .. import convolution_variants as cv
 from ...ops.convolution import pair
 from ..parameter import Parameter
-from .conv import Conv2d
+from .conv import Conv2d, check_padding_mode, conv_repr, pad_for_mode
 from .module import Module
 
 __all__ = ["Conv1d", "ConvTranspose1d", "ConvTranspose2d"]
@@ -43,14 +43,9 @@ class _ConvNd(Module):
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
             if padding == "same" and any(s != 1 for s in self._tuple(stride)):
                 raise ValueError("padding='same' is not supported for strided convolutions")
-        valid_modes = {"zeros", "reflect", "replicate", "circular"}
-        if padding_mode not in valid_modes:
-            raise ValueError(f"padding_mode must be one of {valid_modes}, but got padding_mode='{padding_mode}'")
+        check_padding_mode(padding_mode)
         if self.transposed and padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"learntorch's {type(self).__name__} pads with zeros only, not "
-                                      f"padding_mode={padding_mode!r}; pad the input yourself with F.pad")
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride = self._tuple(kernel_size), self._tuple(stride)
         self.padding = padding if isinstance(padding, str) else self._tuple(padding)
@@ -71,20 +66,7 @@ class _ConvNd(Module):
     # the same init as Conv2d (PyTorch's _ConvNd): kaiming_uniform_(a=√5), bias U(±1/√fan_in)
     reset_parameters = Conv2d.reset_parameters
 
-    def extra_repr(self) -> str:
-        zeros = (0,) * self._dims
-        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
-        if self.padding != zeros:
-            s += f", padding={self.padding!r}" if isinstance(self.padding, str) else f", padding={self.padding}"
-        if self.dilation != (1,) * self._dims:
-            s += f", dilation={self.dilation}"
-        if self.output_padding != zeros:
-            s += f", output_padding={self.output_padding}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        return s
+    extra_repr = conv_repr
 
 
 class Conv1d(_ConvNd):
@@ -97,6 +79,9 @@ class Conv1d(_ConvNd):
                          padding_mode, 0, device, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
+        if self.padding_mode != "zeros":
+            input = pad_for_mode(input, self.padding, self.padding_mode, self.kernel_size, self.dilation)
+            return cv.conv1d(input, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
         return cv.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 

@@ -1,17 +1,19 @@
-"""``nn.Linear``: ``y = x Wᵀ + b``, initialised as PyTorch initialises it."""
+"""``nn.Linear``: ``y = x Wᵀ + b``, initialised as PyTorch initialises it; ``nn.LazyLinear``, which
+learns its ``in_features`` from the first input; ``nn.Bilinear``: ``y = x1ᵀ W x2 + b``."""
 from __future__ import annotations
 
 import math
 from typing import Any
 
 from ... import creation
+from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Linear", "Identity"]
+__all__ = ["Linear", "Identity", "LazyLinear", "Bilinear"]
 
 
 class Linear(Module):
@@ -56,3 +58,89 @@ class Identity(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return input
+
+
+class Bilinear(Module):
+    """``y_k = x1ᵀ W_k x2 + b_k``: each output feature is a learned quadratic form of the two inputs.
+
+    ``weight`` (out_features, in1_features, in2_features) and ``bias`` (out_features) start as
+    U(-1/√in1, 1/√in1), as in PyTorch (so the same seed gives the same numbers)."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+        self.weight = Parameter(creation.empty(out_features, in1_features, in2_features, device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(creation.empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet (a lazy layer's, before its first call)."""
+
+    def __repr__(self) -> str:
+        return "<UninitializedParameter>"
+
+    __str__ = __repr__
+
+
+class LazyLinear(Linear):
+    """A ``Linear`` whose ``in_features`` is read from the first input it sees.
+
+    Until then ``weight`` and ``bias`` are :class:`UninitializedParameter`; the first
+    ``forward`` creates them with the input's last dimension, initialises them as
+    ``Linear`` does (the same draws from the generator), and the module *becomes* a
+    ``Linear`` (its class changes, as in PyTorch).  Create the optimizer after that first
+    call (a dry run on an example batch), since the parameters are new tensors."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features: int, bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        Module.__init__(self)
+        self.in_features, self.out_features = 0, out_features
+        self._factory = dict(device=device, dtype=dtype)
+        self.weight = UninitializedParameter()
+        if bias:
+            self.bias = UninitializedParameter()
+        else:
+            self.register_parameter("bias", None)
+
+    def has_uninitialized_params(self) -> bool:
+        return any(isinstance(p, UninitializedParameter) for p in self._parameters.values())
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor) -> None:
+        """Create ``weight`` (out_features, input.shape[-1]) and ``bias``, and initialise them."""
+        if not self.has_uninitialized_params():
+            return
+        with no_grad():
+            self.in_features = input.shape[-1]
+            self.weight = Parameter(creation.empty(self.out_features, self.in_features, **self._factory))
+            if self.bias is not None:
+                self.bias = Parameter(creation.empty(self.out_features, **self._factory))
+            self.reset_parameters()
+
+    def forward(self, input: Tensor) -> Tensor:
+        self.initialize_parameters(input)
+        del self._factory
+        self.__class__ = self.cls_to_become  # from now on an ordinary Linear
+        return Linear.forward(self, input)

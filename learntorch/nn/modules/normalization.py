@@ -2,15 +2,17 @@
 from __future__ import annotations
 
 import numbers
-from typing import Any, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
 from ...tensor import Tensor
 from .. import functional as F
 from .. import init
+from ..parameter import Parameter
+from ... import creation
 from ..parameter import register_affine
 from .module import Module
 
-__all__ = ["LayerNorm"]
+__all__ = ["LayerNorm", "RMSNorm"]
 
 
 class LayerNorm(Module):
@@ -43,3 +45,34 @@ class LayerNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
                 f"bias={self.bias is not None}")
+
+
+class RMSNorm(Module):
+    """``x / √(mean(x²) + eps) · weight`` over the trailing ``normalized_shape`` dims: LayerNorm
+    without the mean subtraction and without a bias (LLaMA-style transformers use it).
+
+    ``eps=None`` means the machine epsilon of the input's dtype; ``weight`` starts as ones."""
+
+    def __init__(self, normalized_shape: Union[int, Sequence[int]], eps: Optional[float] = None,
+                 elementwise_affine: bool = True, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(creation.empty(self.normalized_shape, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"

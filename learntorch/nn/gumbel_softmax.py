@@ -1,0 +1,36 @@
+"""``F.gumbel_softmax``: a differentiable stand-in for drawing one category.
+
+Adding Gumbel noise ``g = -log(E)``, ``E ~ Exp(1)``, to the logits and taking the
+argmax draws a category with probability ``softmax(logits)`` (the Gumbel-max trick).
+The argmax has no gradient, so the softmax of the noisy logits divided by a
+temperature ``tau`` stands in for it: near one-hot for small ``tau``.
+
+``hard=True`` returns the exact one-hot vector in the forward pass but the soft
+sample's gradient in the backward pass (the straight-through estimator):
+``y_hard - y_soft.detach() + y_soft``.
+"""
+from __future__ import annotations
+
+import warnings
+
+from .. import creation
+from ..ops.softmax import softmax
+from ..tensor import Tensor
+
+__all__ = ["gumbel_softmax"]
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """A (soft or straight-through one-hot) sample from the categorical distribution of ``logits``.
+
+    The noise is drawn as PyTorch draws it (``exponential_()`` on a tensor like ``logits``),
+    so the same ``manual_seed`` gives the same sample."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -creation.empty_like(logits).exponential_().log()
+    y_soft = softmax((logits + gumbels) / tau, dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = creation.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

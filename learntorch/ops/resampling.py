@@ -1,0 +1,269 @@
+"""Resampling along dimensions: the maths behind non-constant ``F.pad`` and ``F.interpolate``.
+
+Reflection and replication padding, nearest and (bi/tri)linear upsampling all have
+the same shape: along each resampled dimension, output cell ``o`` is a weighted sum
+of at most two input cells,
+
+    y[o] = w_lo[o] · x[lo[o]] + w_hi[o] · x[hi[o]]
+
+(padding and nearest pick one cell, weight 1).  An :class:`AxisMap` holds ``lo``,
+``hi`` and the weights of one dimension; :class:`Resample` applies one map per
+trailing dimension, one dimension after the other (a separable map: bilinear is
+linear along W, then along H).
+
+Such a map is linear, so its backward is its *transpose*: each output gradient is
+added back, times its weight, onto the input cells it read (several outputs may read
+the same cell: hence adding, not assigning).  The transpose is written as a small
+dense ``(out, in)`` matrix per dimension and a ``tensordot``.  Under
+``create_graph=True`` the backward is a Function too (:class:`ResampleTranspose`),
+whose own backward is the forward map again, so these ops differentiate twice.
+
+Each operation is a subclass that only sets PyTorch's ``grad_fn`` name
+(``ReflectionPad2DBackward0``, ``UpsampleBilinear2DBackward0`` ...).
+"""
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Optional, Sequence
+
+import numpy as np
+
+from ..autograd.function import Function
+from .common import new_result
+from .formula import differentiable_backward
+from ..tensor import Tensor
+
+__all__ = ["AxisMap", "Resample", "resample", "contiguous_copy", "reflect_map", "replicate_map", "nearest_map",
+           "linear_map"]
+
+
+class AxisMap(NamedTuple):
+    """How one dimension is resampled: ``y[o] = w_lo[o]·x[lo[o]] + w_hi[o]·x[hi[o]]``.
+
+    ``hi``/``w_lo``/``w_hi`` are ``None`` for a pure selection (``y[o] = x[lo[o]]``).
+    Indices and weights are NumPy arrays (host side); they are tiny: one entry per output cell."""
+
+    lo: np.ndarray
+    in_size: int
+    hi: Optional[np.ndarray] = None
+    w_lo: Optional[np.ndarray] = None
+    w_hi: Optional[np.ndarray] = None
+
+    @property
+    def out_size(self) -> int:
+        return len(self.lo)
+
+
+# ---------------------------------------------------------------------------- building the maps
+def reflect_map(size: int, before: int, after: int) -> AxisMap:
+    """Reflection padding (the edge itself is not repeated): ``[a b c d]`` padded by 2 on the
+    left reads ``[c b | a b c d]``.  Negative amounts crop."""
+    src = np.arange(-before, size + after)
+    src = np.abs(src)                                   # left side: -1 → 1, -2 → 2
+    src = np.where(src >= size, 2 * (size - 1) - src, src)  # right side: size → size-2
+    return AxisMap(src.astype(np.int64), size)
+
+
+def replicate_map(size: int, before: int, after: int) -> AxisMap:
+    """Replication padding: the edge value is repeated, ``[a a | a b c d | d d]``."""
+    return AxisMap(np.clip(np.arange(-before, size + after), 0, size - 1).astype(np.int64), size)
+
+
+def nearest_map(in_size: int, out_size: int, scale: Optional[float], exact: bool = False) -> AxisMap:
+    """Nearest neighbour: output cell ``o`` reads ``floor(o · in/out)`` (``'nearest'``, PyTorch's
+    historical rule, which shifts the picture by half a cell) or ``floor((o + ½) · in/out)``
+    (``'nearest-exact'``, cell centres).  ``in/out`` is ``1/scale_factor`` when one was given.
+    Computed in float32, as PyTorch's kernel does, so that the same cells are picked."""
+    o = np.arange(out_size)
+    ratio = np.float32(1.0 / scale) if scale is not None and scale > 0 else np.float32(in_size) / np.float32(out_size)
+    if exact:
+        src = np.floor((o + 0.5) * np.float64(ratio))
+    elif out_size == in_size:
+        src = o
+    elif out_size == 2 * in_size:
+        src = o // 2
+    else:
+        src = np.floor(o.astype(np.float32) * ratio)
+    return AxisMap(np.minimum(src.astype(np.int64), in_size - 1), in_size)
+
+
+def linear_map(in_size: int, out_size: int, scale: Optional[float], align_corners: bool,
+               double: bool = False) -> AxisMap:
+    """Linear interpolation between the two input cells around each output cell's source
+    coordinate.  ``align_corners=True`` maps the first and last cells' *centres* onto each
+    other (``src = o·(in-1)/(out-1)``); ``False`` maps the *edges*
+    (``src = (o + ½)·in/out - ½``, clamped at 0), as PyTorch does.  The coordinates are
+    computed in float32 (``double``: float64, for float64 input), PyTorch's "opmath" type."""
+    ct = np.float64 if double else np.float32
+    o = np.arange(out_size).astype(ct)
+    if align_corners:
+        ratio = ct(in_size - 1) / ct(out_size - 1) if out_size > 1 else ct(0)
+        src = ratio * o
+    else:
+        ratio = ct(1.0 / scale) if scale is not None and scale > 0 else ct(in_size) / ct(out_size)
+        src = np.maximum(ratio * (o + ct(0.5)) - ct(0.5), ct(0))
+    lo = np.minimum(np.floor(src).astype(np.int64), in_size - 1)
+    w_hi = np.clip(src - lo.astype(ct), 0, 1).astype(ct)
+    hi = lo + (lo < in_size - 1)
+    return AxisMap(lo, in_size, hi, (ct(1) - w_hi).astype(ct), w_hi)
+
+
+# ---------------------------------------------------------------------------- applying them
+# Written against the array API (``xp.take``, ``xp.reshape``, ``be.asarray``), so the same code runs
+# on NumPy, CuPy and learntorch's CUDA stand-in; the small index and weight arrays are built on
+# the host and sent to the input's device.
+def contiguous_copy(xp: Any, a: Any) -> Any:
+    """A C-ordered copy where the library has strides (NumPy, CuPy); the stand-in has none."""
+    return xp.ascontiguousarray(a) if hasattr(xp, "ascontiguousarray") else a
+
+
+def _weights(be: Any, w: np.ndarray, like: Any, axis: int) -> Any:
+    """Host weights on ``like``'s device, in its dtype, shaped to broadcast along ``axis``."""
+    shape = [1] * like.ndim
+    shape[axis] = -1
+    return be.xp.reshape(be.xp.astype(be.asarray(w), like.dtype), tuple(shape))
+
+
+def _apply(be: Any, x: Any, m: AxisMap, axis: int) -> Any:
+    """One dimension of the forward map: gather the cells, mix the two with their weights."""
+    xp = be.xp
+    lo = xp.take(x, be.asarray(m.lo), axis=axis)
+    if m.hi is None:
+        return lo
+    hi = xp.take(x, be.asarray(m.hi), axis=axis)
+    return _weights(be, m.w_lo, x, axis) * lo + _weights(be, m.w_hi, x, axis) * hi
+
+
+def _matrix(m: AxisMap) -> np.ndarray:
+    """The map as a dense ``(out, in)`` matrix (``lo`` and ``hi`` may coincide: added)."""
+    a = np.zeros((m.out_size, m.in_size), dtype=np.float64)
+    rows = np.arange(m.out_size)
+    np.add.at(a, (rows, m.lo), 1 if m.w_lo is None else m.w_lo)
+    if m.hi is not None:
+        np.add.at(a, (rows, m.hi), m.w_hi)
+    return a
+
+
+def _apply_transpose(be: Any, g: Any, m: AxisMap, axis: int) -> Any:
+    """One dimension of the backward: ``g`` (size ``out`` along ``axis``) times the matrix,
+    giving size ``in``: every output's gradient added onto the cells it read."""
+    xp = be.xp
+    a = xp.astype(be.asarray(_matrix(m)), g.dtype)
+    return xp.moveaxis(xp.tensordot(g, a, axes=([axis], [0])), -1, axis)
+
+
+def _forward_arrays(be: Any, x: Any, maps: tuple) -> Any:
+    first = x.ndim - len(maps)
+    for i in reversed(range(len(maps))):  # the last dimension first, as PyTorch's kernels nest it
+        x = _apply(be, x, maps[i], first + i)
+    return contiguous_copy(be.xp, x)
+
+
+def _transpose_arrays(be: Any, g: Any, maps: tuple) -> Any:
+    first = g.ndim - len(maps)
+    for i in range(len(maps)):
+        g = _apply_transpose(be, g, maps[i], first + i)
+    return contiguous_copy(be.xp, g)
+
+
+class Resample(Function):
+    """Apply one :class:`AxisMap` to each of the trailing ``len(maps)`` dimensions."""
+
+    @staticmethod
+    def forward(ctx, x: Tensor, maps: tuple = ()) -> Tensor:
+        ctx.maps = maps
+        return new_result(_forward_arrays(x._backend, x._data, maps), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        if differentiable_backward():
+            return ResampleTranspose.apply(grad, ctx.maps, type(ctx)._forward_cls), None
+        return new_result(_transpose_arrays(grad._backend, grad._data, ctx.maps), grad), None
+
+
+class ResampleTranspose(Function):
+    """The backward of :class:`Resample` as an operation (for ``create_graph=True``).  It
+    is linear in the gradient; its own backward is the forward map again."""
+
+    _backward_name = "ResampleBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, grad: Tensor, maps: tuple = (), forward_cls: Any = None) -> Tensor:
+        ctx.maps, ctx.forward_cls = maps, forward_cls
+        return new_result(_transpose_arrays(grad._backend, grad._data, maps), grad)
+
+    @staticmethod
+    def backward(ctx, h: Tensor) -> tuple:
+        return ctx.forward_cls.apply(h, maps=ctx.maps), None, None
+
+
+# One subclass per PyTorch operation: they differ only in the grad_fn name they print.
+class ReflectionPad1D(Resample):
+    _backward_name = "ReflectionPad1DBackward0"
+
+
+class ReflectionPad2D(Resample):
+    _backward_name = "ReflectionPad2DBackward0"
+
+
+class ReflectionPad3D(Resample):
+    _backward_name = "ReflectionPad3DBackward0"
+
+
+class ReplicationPad1D(Resample):
+    _backward_name = "ReplicationPad1DBackward0"
+
+
+class ReplicationPad2D(Resample):
+    _backward_name = "ReplicationPad2DBackward0"
+
+
+class ReplicationPad3D(Resample):
+    _backward_name = "ReplicationPad3DBackward0"
+
+
+class UpsampleNearest1D(Resample):
+    _backward_name = "UpsampleNearest1DBackward0"
+
+
+class UpsampleNearest2D(Resample):
+    _backward_name = "UpsampleNearest2DBackward0"
+
+
+class UpsampleNearest3D(Resample):
+    _backward_name = "UpsampleNearest3DBackward0"
+
+
+class UpsampleNearestExact1D(Resample):
+    _backward_name = "UpsampleNearestExact1DBackward0"
+
+
+class UpsampleNearestExact2D(Resample):
+    _backward_name = "UpsampleNearestExact2DBackward0"
+
+
+class UpsampleNearestExact3D(Resample):
+    _backward_name = "UpsampleNearestExact3DBackward0"
+
+
+class UpsampleLinear1D(Resample):
+    _backward_name = "UpsampleLinear1DBackward0"
+
+
+class UpsampleBilinear2D(Resample):
+    _backward_name = "UpsampleBilinear2DBackward0"
+
+
+class UpsampleTrilinear3D(Resample):
+    _backward_name = "UpsampleTrilinear3DBackward0"
+
+
+_OPS = {cls.__name__: cls for cls in (
+    ReflectionPad1D, ReflectionPad2D, ReflectionPad3D, ReplicationPad1D, ReplicationPad2D, ReplicationPad3D,
+    UpsampleNearest1D, UpsampleNearest2D, UpsampleNearest3D, UpsampleNearestExact1D, UpsampleNearestExact2D,
+    UpsampleNearestExact3D, UpsampleLinear1D, UpsampleBilinear2D, UpsampleTrilinear3D)}
+
+
+def resample(input: Tensor, maps: Sequence[AxisMap], op: str) -> Tensor:
+    """Resample the trailing ``len(maps)`` dimensions of ``input``; ``op`` names the operation
+    (``'ReflectionPad2D'``, ``'UpsampleBilinear2D'`` ...), which sets the grad_fn's name."""
+    return _OPS[op].apply(input, maps=tuple(maps))

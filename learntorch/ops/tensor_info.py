@@ -1,0 +1,102 @@
+"""Small Tensor properties and methods PyTorch programs use: ``x.H``, ``x.mH``, ``x.adjoint()``,
+``x.nbytes``, ``x.itemsize``, ``x.output_nr``, ``x.is_complex()``, ``x.is_signed()``,
+``x.is_nonzero()``, ``x.is_same_size(y)``, ``x.storage_offset()`` and the legacy ``x.new(...)``.
+
+None of them computes anything new: each answers a question about the tensor (its size in
+bytes, where a view starts in its base's memory) or is another name for a shape operation
+(``mH`` is ``transpose(-2, -1)``: learntorch has no complex dtypes, so the conjugate is the
+tensor itself).  :data:`METHODS` is this module's section of the Tensor method table.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from .. import dtypes
+from ..size import Size
+from ..tensor import Tensor
+from . import shape
+
+__all__ = ["METHODS"]
+
+
+def _H(self: Tensor) -> Tensor:
+    """The conjugate transpose of a matrix (for real tensors, the transpose)."""
+    if self.ndim == 0:
+        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        return self
+    if self.ndim != 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.")
+    return shape.transpose(self, 0, 1)
+
+
+def _mH(self: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dimensions (a batch of matrices)."""
+    if self.ndim < 2:
+        raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {self.ndim}-D "
+                           "tensor.")
+    return shape.transpose(self, -2, -1)
+
+
+def adjoint(self: Tensor) -> Tensor:
+    """``x.mH`` as a method (the adjoint of a real matrix is its transpose)."""
+    if self.ndim < 2:
+        raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got "
+                           f"{self.ndim}-D tensor.")
+    return shape.transpose(self, -2, -1)
+
+
+def is_complex(self: Tensor) -> bool:
+    """False: learntorch has no complex dtypes."""
+    return False
+
+
+def is_signed(self: Tensor) -> bool:
+    """Can the dtype hold negative numbers?  Not uint8, not bool."""
+    return self._dtype not in (dtypes.uint8, dtypes.bool)
+
+
+def is_nonzero(self: Tensor) -> bool:
+    """The truth value of a one-element tensor; an error for any other size (PyTorch's words)."""
+    n = self.numel()
+    if n == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if n > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(self.item())
+
+
+def is_same_size(self: Tensor, other: Tensor) -> bool:
+    return tuple(self.shape) == tuple(other.shape)
+
+
+def storage_offset(self: Tensor) -> int:
+    """Where this tensor starts in its storage, counted in elements: 0 unless it is a view
+    that starts later (``x[1:]`` of a contiguous (n, m) tensor starts at m)."""
+    base = self._base
+    if base is None:
+        return 0
+    return (self.data_ptr() - base.data_ptr()) // self._dtype.itemsize
+
+
+def new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """The legacy constructor (before ``new_tensor``/``new_empty``): same dtype and device as
+    ``self``.  ``x.new()`` is empty, ``x.new(2, 3)`` or ``x.new(torch.Size([2, 3]))`` has that
+    shape (uninitialised in PyTorch, zeros here), ``x.new([1, 2])`` holds the data given.
+    New code should say what it means with ``new_tensor``, ``new_zeros`` or ``new_empty``."""
+    if len(args) == 1 and isinstance(args[0], (list, tuple)) and not isinstance(args[0], Size):
+        return self.new_tensor(args[0], **kwargs)
+    if len(args) == 1 and isinstance(args[0], float):
+        raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+    size = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args
+    return self.new_zeros(size if size else (0,), **kwargs)
+
+
+METHODS: dict[str, Any] = dict(
+    H=property(_H), mH=property(_mH), adjoint=adjoint,
+    nbytes=property(lambda self: self.numel() * self._dtype.itemsize),
+    itemsize=property(lambda self: self._dtype.itemsize),
+    output_nr=property(lambda self: self._output_nr),
+    is_complex=is_complex, is_signed=is_signed, is_nonzero=is_nonzero, is_same_size=is_same_size,
+    storage_offset=storage_offset, new=new,
+)
