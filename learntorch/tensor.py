@@ -391,7 +391,7 @@ class Tensor:
     @data.setter
     def data(self, value: "Tensor") -> None:
         if not isinstance(value, Tensor):
-            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data = value._data
         self._device = value._device
         self._dtype = value._dtype

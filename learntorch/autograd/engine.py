@@ -341,7 +341,7 @@ def backward(tensors: TensorOrTensors, grad_tensors: Optional[TensorOrTensors] =
         retain_graph = create_graph
     input_list = list(_as_tuple(inputs)) if inputs is not None else None
     if input_list is not None and not input_list:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     for t in input_list or ():
         # As PyTorch: each input gets its gradient in ``.grad``, a non-leaf too (so it must require grad).
         t.retain_grad()

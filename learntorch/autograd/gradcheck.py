@@ -104,7 +104,7 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
     inputs = inputs if isinstance(inputs, tuple) else (inputs,)
     diff = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
     if not diff:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of them "
                          "have requires_grad=True.")
     for index, x in enumerate(inputs):
         if isinstance(x, Tensor) and x.requires_grad and x.dtype.name not in ("float64", "complex128"):

@@ -405,6 +405,7 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
     split = _ints_first(key)
     if split is not None:  # as PyTorch: select with the ints (a view), then assign into it
         return setitem(getitem(x, split[0]), split[1], value)
+    whole = key is Ellipsis or (type(key) is tuple and key == (Ellipsis,))  # x[...] = v: into x, not a view
     key, advanced = _convert_key(x, key)
     if not advanced:
         _check_bounds(x, key)
@@ -416,6 +417,9 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
         kind = type(value)
         name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
         raise TypeError(f"can't assign a {name} to a {x.type()}")
+    if not advanced and not whole and x.grad_fn is None and x._requires_grad and grad_mode._state.enabled:
+        # PyTorch assigns through a view (x[0] is x.select(0, 0)), so its error names the view
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
     x._check_inplace()
     node = IndexPutAdvanced if advanced else IndexPut
     if x._base is not None and grad_mode._state.enabled and (

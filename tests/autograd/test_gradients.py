@@ -1148,3 +1148,32 @@ def test_second_backward_through_an_op_with_a_number(torch_oracle, op):
             second = str(e)[:50]
         return second, w.grad
     check_both(run, torch_oracle)
+
+
+@pytest.mark.parametrize("key", ["int", "slice", "list", "mask", "ellipsis"])
+def test_assigning_into_a_leaf_names_the_view_as_pytorch(torch_oracle, key):
+    """``x[0] = v`` writes through a view of x (PyTorch's message says so); ``x[[0]] = v``
+    and ``x[...] = v`` write into x itself."""
+    def run(T):
+        x = T.ones(3, requires_grad=True)
+        k = {"int": 1, "slice": slice(0, 2), "list": [0], "mask": T.tensor([True, False, True]),
+             "ellipsis": ...}[key]
+        x[k] = 5
+    raises_both(run, torch_oracle, match="in-place operation")
+    for T in (lt, torch_oracle):
+        with pytest.raises(RuntimeError) as err:
+            run(T)
+        if T is lt:
+            mine = str(err.value)
+        else:
+            assert mine == str(err.value)
+
+
+def test_data_must_be_set_to_a_tensor(torch_oracle):
+    raises_both(lambda T: setattr(T.ones(2), "data", [1.0]), torch_oracle,
+                match="Variable data has to be a tensor, but got list")
+
+
+def test_backward_with_empty_inputs(torch_oracle):
+    raises_both(lambda T: (T.ones(2, requires_grad=True) * 2).sum().backward(inputs=[]), torch_oracle,
+                match="`inputs` argument to `backward\\(\\)` cannot be empty.")
