@@ -614,7 +614,8 @@ class NllLoss(Function):
         xp = be.xp
         safe, wt, shape = ctx.safe, ctx.wt, ctx.input_shape
         dt = grad._data.dtype
-        scale = xp.full(safe.shape, -1.0, dtype=dt, device=be.native_device) if wt is None else -wt
+        # (0 - wt, not -wt: an ignored target's weight 0 must give +0, as in PyTorch, not -0)
+        scale = xp.full(safe.shape, -1.0, dtype=dt, device=be.native_device) if wt is None else 0.0 - wt
         if ctx.reduction == "mean":
             scale = scale / ctx.total if ctx.total != 0 else xp.zeros_like(scale)
         shape2 = (safe.shape[0], shape[-1] if len(shape) == 1 else shape[1]) + tuple(safe.shape[1:])
@@ -958,6 +959,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] =
         reduction = _legacy_get_string(size_average, reduce)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0.0:  # PyTorch: the quadratic part vanishes, and the loss is computed as l1_loss
+        return l1_loss(input, target, reduction=reduction)
     input, target = _broadcast_pair(input, target)
     _require_floating("smooth_l1_cpu", input, target)
     return SmoothL1.apply(input, target, reduction=_get_reduction(reduction), beta=float(beta))

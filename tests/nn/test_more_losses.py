@@ -259,3 +259,20 @@ ERRORS: list[tuple[str, Callable[[Any], Any], str]] = [
 @pytest.mark.parametrize("name,fn,match", ERRORS, ids=[e[0] for e in ERRORS])
 def test_errors(torch_oracle: Any, name: str, fn: Callable[[Any], Any], match: str) -> None:
     raises_both(fn, torch_oracle, match=match)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_smooth_l1_with_beta_zero_is_l1(torch_oracle, reduction):
+    """PyTorch computes ``smooth_l1_loss(beta=0)`` as ``l1_loss``: the same numbers and graph."""
+    grads_both(lambda T, a, b: T.nn.functional.smooth_l1_loss(a, b, beta=0.0, reduction=reduction), torch_oracle,
+               np.array([[0.5, -1.0], [2.0, 0.25]], np.float32), np.array([[0.0, 1.0], [2.0, -1.0]], np.float32))
+
+
+def test_an_ignored_target_gets_plus_zero_gradients(torch_oracle):
+    """The gradient row of a target equal to ``ignore_index`` is +0 (it prints as 0., not -0.)."""
+    def run(T):
+        x = T.tensor([[0.5, -1.0, 2.0], [1.0, 0.0, -2.0]], requires_grad=True)
+        w = T.tensor([1.0, 2.0, 0.5])
+        T.nn.functional.cross_entropy(x, T.tensor([1, -100]), weight=w).backward()
+        return repr(x.grad), (1 / x.grad[1]).tolist()
+    check_both(run, torch_oracle)
