@@ -94,6 +94,17 @@ from .amp import autocast  # noqa: E402
 from .compile import compile  # noqa: E402
 from .matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
 from .amp import is_autocast_enabled, get_autocast_dtype  # noqa: E402
+from . import special  # noqa: E402
+from .creation import range_ as range  # noqa: E402,A001  (deprecated torch.range; warns as PyTorch does)
+from .size import broadcast_shapes  # noqa: E402
+# torch.conv2d, torch.layer_norm, torch.selu_ ...: nn.functional's ops under their native signatures
+from .nn.top_level import (adaptive_avg_pool1d, adaptive_max_pool1d, alpha_dropout, alpha_dropout_,  # noqa: E402
+                           avg_pool1d, batch_norm, bilinear, celu, celu_, conv1d, conv2d, conv_transpose1d,
+                           conv_transpose2d, cosine_similarity, dropout, dropout_, embedding, feature_alpha_dropout,
+                           feature_alpha_dropout_, group_norm, hardshrink, instance_norm, layer_norm, max_pool1d,
+                           max_pool2d, pairwise_distance, pdist, pixel_shuffle, pixel_unshuffle, prelu, rms_norm,
+                           rrelu, rrelu_, selu, selu_, threshold, threshold_)
+from .nn.top_level import METHOD_FORMS as _METHOD_FORMS, method_form as _method_form  # noqa: E402
 
 concat = concatenate = cat
 clip = clamp
@@ -104,6 +115,10 @@ negative = neg
 swapaxes = transpose
 swapdims = transpose
 ger = outer
+
+
+for _name in _METHOD_FORMS:  # torch.exp_(t), torch.detach(t) ...: the Tensor method
+    globals()[_name] = _method_form(_name)
 
 
 def is_tensor(obj: object) -> _dtypes.builtins.bool:

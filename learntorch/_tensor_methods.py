@@ -17,7 +17,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from . import creation, random
+from . import creation, dtypes, random
 from . import linalg as linalg_api
 from .autograd import engine, grad_mode
 from .ops import (arrange, indexing, linalg_decomp, matmul, pointwise, reduction, scatter, shape, softmax, sorting,
@@ -103,6 +103,8 @@ def _fill_(self: Tensor, value: Any, _node: Any = pointwise.Fill) -> Tensor:
     """Set every element to ``value`` in place; the old values get no gradient."""
     if isinstance(value, Tensor):
         value = value.item()
+    if not self._dtype.is_floating_point:  # fill_(300) on int8: PyTorch's overflow error, not a wrap-around
+        value = dtypes.check_scalar_fits(value, self._dtype)
     if grad_mode._state.enabled and self.grad_fn is not None:
         return inplace(self, _node.apply, value)
     self._check_inplace()

@@ -315,6 +315,27 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     return _finish(host, device, requires_grad)
 
 
+def range_(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None, device: DeviceLike = None,
+           requires_grad: bool = False) -> Tensor:
+    """``torch.range`` (deprecated in PyTorch, which warns): like ``arange`` but *including*
+    ``end``, and of the default float dtype unless ``dtype`` is given.  (Named ``range_`` here
+    so that this module keeps Python's ``range``; exported as ``torch.range``.)"""
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values "
+                  "in [start, end).", UserWarning, stacklevel=2)
+    if end is None:
+        start, end = 0, start
+    start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
+    n = math.floor((end - start) / step) + 1  # end itself is included when a step lands on it
+    host = (start + np.arange(n, dtype=np.float64) * step).astype(dt._np)
+    return _finish(host, device, requires_grad)
+
+
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: DeviceLike = None,
              requires_grad: bool = False) -> Tensor:
     if steps < 0:

@@ -183,3 +183,26 @@ def can_cast(from_: dtype, to: dtype) -> builtins.bool:
     """Whether PyTorch allows an in-place/``out=`` cast from ``from_`` to ``to``: never to a lower
     category (float → int, int → bool), any size within a category."""
     return from_.category <= to.category
+
+
+# The C type names in PyTorch's overflow message, for the integer dtypes a Python number can
+# overflow without NumPy noticing first (int64's range is Python's own limit there).
+_OVERFLOW_C_NAMES = {uint8: "uint8_t", int8: "int8_t", int16: "int16_t", int32: "int"}
+
+
+def check_scalar_fits(value: Any, dt: dtype) -> Any:
+    """PyTorch's RuntimeError when a Python number written into an integer tensor (``fill_``,
+    ``masked_fill``, ``clamp``, ``where``) does not fit its dtype, instead of wrapping around.
+
+    PyTorch's rule (c10's ``overflows``): a float must lie within ``[min, max]``; an int too,
+    except that an unsigned type also takes ``-max..-1`` (they wrap: ``-1`` is 255 in uint8).
+    Returns the value to write: wrapped into range (NumPy refuses -1 for uint8)."""
+    name = _OVERFLOW_C_NAMES.get(dt)
+    if name is None or isinstance(value, builtins.bool) or not isinstance(value, (builtins.int, builtins.float)):
+        return value
+    info = np.iinfo(dt._np)
+    hi = builtins.int(info.max)
+    lo = -hi if isinstance(value, builtins.int) and info.min == 0 else builtins.int(info.min)
+    if not lo <= value <= hi:  # (nan fails this too, as in PyTorch)
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return value % (hi + 1) if value < 0 and info.min == 0 else value

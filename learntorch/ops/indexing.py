@@ -448,7 +448,16 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if index._dtype not in (dtypes.int64, dtypes.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     d = _wrap_dim(dim, input.ndim)
+    check_index_range(index, input.shape[d] if input.ndim else 1)
     return getitem(input, (slice(None),) * d + (index.reshape(-1),), IndexSelect)
+
+
+def check_index_range(index: Tensor, size: int) -> None:
+    """PyTorch's IndexError for ``index_select``/``index_add`` indices outside ``[0, size)``
+    (negative indices do not count from the end there, unlike Python's)."""
+    data, xp = index._data, index._backend.xp
+    if data.size and (int(xp.min(data)) < 0 or int(xp.max(data)) >= size):
+        raise IndexError("index out of range in self")
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int) -> Tensor:
@@ -559,6 +568,8 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     if mask._dtype is not dtypes.bool:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
     check_same_device(input, mask)
+    if not input._dtype.is_floating_point:
+        value = dtypes.check_scalar_fits(value, input._dtype)
     return MaskedFill.apply(input, mask, value)
 
 

@@ -124,6 +124,17 @@ class Dot(Matmul):
 class Mv(Matmul):
     _backward_name = "MvBackward0"
 
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        """PyTorch's formulas for ``mv`` (derivatives.yaml): the matrix gets the outer product
+        ``grad ⊗ vec`` (a ``Mul`` node under ``create_graph``), the vector ``matᵀ·grad``."""
+        if not grad_mode._state.enabled and grad._backend.is_numpy:  # a plain backward: on the arrays
+            b, a = ctx.saved_tensors
+            return _matmul_backward_arrays(ctx, grad, a, b)
+        b, a = ctx.saved_tensors
+        return (grad.reshape(-1, 1) * b if ctx.needs_input_grad[0] else None,
+                a.t().mv(grad) if ctx.needs_input_grad[1] else None)
+
 
 def _dims_error(name: str, a: Tensor, b: Tensor) -> str:
     return f"{name}: {a.ndim}D and {b.ndim}D"

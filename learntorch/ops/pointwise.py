@@ -412,6 +412,10 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
                            f"{getattr(condition, 'dtype', type(condition).__name__)}")
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):  # where(c, 1., 0.): two numbers
         input = Tensor._make(condition._backend.asarray(input, dtypes._scalar_dtype(input)), condition._device)
+    elif isinstance(other, int) and isinstance(input, Tensor) and not input._dtype.is_floating_point:
+        dtypes.check_scalar_fits(other, input._dtype)  # where(c, int8_tensor, 300): PyTorch's overflow error
+    elif isinstance(input, int) and isinstance(other, Tensor) and not other._dtype.is_floating_point:
+        dtypes.check_scalar_fits(input, other._dtype)
     for t in (input, other):  # the condition broadcasts too: PyTorch's error, not NumPy's ValueError
         if isinstance(t, Tensor) and t._data.shape != condition._data.shape:
             infer_size(condition._data.shape, t._data.shape)
@@ -448,8 +452,11 @@ def _unary(name: str, backward_name: str, forward_fn: Any, derivative: Any, save
 
     def forward(ctx, x: Tensor) -> Tensor:
         data = x._data
-        if not x._dtype.is_floating_point and name not in ("Abs", "Neg", "Relu", "Sign"):
-            data = x._backend.xp.astype(data, x._backend.dtype(dtypes.get_default_dtype()))
+        if not x._dtype.is_floating_point:
+            if name == "Abs" and x._dtype is dtypes.bool:  # (PyTorch has no abs kernel for bool)
+                _refuse_bool(x, "abs_cpu")
+            if name not in ("Abs", "Neg", "Relu", "Sign"):
+                data = x._backend.xp.astype(data, x._backend.dtype(dtypes.get_default_dtype()))
         if quiet:  # tanh and abs cannot raise a floating-point warning, sigmoid silences its own: no guard (1-2 µs)
             out = new_result(forward_fn(x._backend.xp, data), x)
         else:
@@ -597,6 +604,8 @@ class Clamp(Function):
         dt = dtypes.result_type(x, *(b for b in (min, max) if b is not None))
         if dt is not x._dtype:  # an integer tensor clamped to a float bound becomes float, as in PyTorch
             data = xp.astype(data, x._backend.dtype(dt))
+        elif not dt.is_floating_point:  # clamp(int8_tensor, max=300): PyTorch's overflow error
+            min, max = (dtypes.check_scalar_fits(bound, dt) for bound in (min, max))  # noqa: A001
         if min is not None:
             data = xp.maximum(data, xp.asarray(min, dtype=data.dtype, device=x._backend.native_device)
                               if not x._backend.is_numpy else data.dtype.type(min))
@@ -723,27 +732,56 @@ class CopyFrom(Function):
         return Tensor._zeros(grad.shape, grad._dtype, grad._device), g
 
 
+def _refuse_bool(input: Tensor, kernel: str) -> None:
+    """PyTorch's error for an operation that has no kernel for bool tensors (``abs``, ``floor`` …)."""
+    if input._dtype is dtypes.bool:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
+def _sign_kernel(xp: Any, a: Any) -> Any:
+    """-1, 0 or 1; as in PyTorch, the sign of nan is 0 (NumPy's is nan) and a bool stays itself."""
+    if a.dtype == bool:
+        return xp.asarray(a, copy=True)
+    out = xp.sign(a)
+    if out.dtype.kind == "f":
+        out = xp.where(out != out, 0, out).astype(out.dtype, copy=False)
+    return out
+
+
 def sign(input: Tensor) -> Tensor:
     """-1, 0 or 1; its derivative is zero everywhere."""
-    return _Sign.apply(input, lambda xp, a: xp.sign(a))
+    return _Sign.apply(input, _sign_kernel)
 
 
 def floor(input: Tensor) -> Tensor:
+    _refuse_bool(input, "floor_vml_cpu")
     return _Floor.apply(input, lambda xp, a: xp.floor(a))
 
 
 def ceil(input: Tensor) -> Tensor:
+    _refuse_bool(input, "ceil_vml_cpu")
     return _Ceil.apply(input, lambda xp, a: xp.ceil(a))
 
 
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
+    _refuse_bool(input, "round_vml_cpu")
     if decimals:
         scale = 10.0 ** decimals
         return _RoundDecimals.apply(input, lambda xp, a: xp.round(a * scale) / scale)
     return _Round.apply(input, lambda xp, a: xp.round(a))
 
 
+def round_decimals(input: Tensor, decimals: int = 0) -> Tensor:
+    """``round`` through PyTorch's ``decimals`` overload (``RoundBackward1`` even for 0), as
+    ``torch.special.round`` calls it."""
+    if decimals:
+        return round(input, decimals=decimals)
+    _refuse_bool(input, "round_vml_cpu")
+    return _RoundDecimals.apply(input, lambda xp, a: xp.round(a))
+
+
 def trunc(input: Tensor) -> Tensor:
+    _refuse_bool(input, "trunc_vml_cpu")
     return _Trunc.apply(input, lambda xp, a: xp.trunc(a))
 
 
@@ -907,7 +945,20 @@ class Atan2(Function):
 
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:
+    """The angle of (other, input); both must be tensors, and integer tensors give the default
+    float dtype, as in PyTorch."""
+    _require_tensors("atan2", input, other)
+    if not input._dtype.is_floating_point and not other._dtype.is_floating_point:
+        input = input.to(dtypes.get_default_dtype())
     return Atan2.apply(input, other)
+
+
+def _require_tensors(name: str, input: Any, other: Any) -> None:
+    """PyTorch's TypeError for an operation whose operands must both be tensors (``atan2``, ``hypot``)."""
+    for arg, position, value in (("input", 1, input), ("other", 2, other)):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, "
+                            f"not {type(value).__name__}")
 
 
 @computes_in_float32
@@ -918,6 +969,7 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
 
 def frac(input: Tensor) -> Tensor:
     """The fractional part, with the sign of the input: ``x - trunc(x)``."""
+    _refuse_bool(input, "frac_cpu")
     return input - trunc(input)
 
 
@@ -1017,8 +1069,7 @@ class Hypot(Function):
 
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     """The hypotenuse ``sqrt(input² + other²)``, element-wise; both must be tensors, as in PyTorch."""
-    if not isinstance(other, Tensor):
-        raise TypeError(f"hypot(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}")
+    _require_tensors("hypot", input, other)
     return Hypot.apply(input, other)
 
 

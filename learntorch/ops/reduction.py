@@ -406,6 +406,21 @@ def var(input: Tensor, dim: Dim = None, unbiased: Optional[bool] = None, keepdim
     return Var.apply(input, dim, correction, keepdim)
 
 
+def variance_with_mean(name: str, input: Tensor, dim: Dim = None, unbiased: Optional[bool] = None,
+                       keepdim: bool = False, correction: Any = None) -> tuple:
+    """``var_mean`` / ``std_mean`` (``name``): the variance or standard deviation and the mean,
+    with the arguments of ``var``; a no-degrees-of-freedom warning is named after ``name``, as
+    in PyTorch."""
+    _check_floating_for_var(input)
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    _warn_if_no_degrees_of_freedom(name, input, dim, correction)
+    spread = (Std if name == "std_mean" else Var).apply(input, dim, correction, keepdim)
+    return spread, (input.mean() if dim is None else input.mean(dim, keepdim=keepdim))
+
+
 def _warn_if_no_degrees_of_freedom(name: str, input: Tensor, dim: Dim, correction: Any) -> None:
     """PyTorch's warning when ``N - correction <= 0`` numbers are left to divide by (the
     variance of one number with Bessel's correction): the result is nan or inf."""

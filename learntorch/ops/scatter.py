@@ -22,6 +22,7 @@ from .. import dtypes
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
 from .common import new_result
+from .indexing import check_index_range
 from .inplace import inplace
 
 __all__ = ["scatter", "scatter_add", "index_add"]
@@ -124,7 +125,17 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     """A copy of ``input`` with slice ``i`` of ``source`` added to slice ``index[i]`` along ``dim``."""
     if index.dim() > 1:
         raise IndexError("index_add_(): Index is supposed to be a vector")
-    return IndexAdd.apply(input, source, dim=_wrap_dim(dim, input.dim()), index=index, alpha=alpha)
+    if index._dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {dtypes.type_name(index._dtype)}")
+    if source._dtype is not input._dtype:
+        raise RuntimeError(f"index_add_(): self ({dtypes.type_name(input._dtype)}) and source "
+                           f"({dtypes.type_name(source._dtype)}) must have the same scalar type")
+    d = _wrap_dim(dim, input.dim())
+    if source.dim() and index.numel() != source.shape[d]:
+        raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal to "
+                           f"source.size(dim): ({source.shape[d]}), for dim: {d}")
+    check_index_range(index, input.shape[d] if input.dim() else 1)
+    return IndexAdd.apply(input, source, dim=d, index=index, alpha=alpha)
 
 
 def _inplace_method(fn: Any) -> Any:

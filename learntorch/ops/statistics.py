@@ -20,7 +20,7 @@ from ..tensor import Tensor, _wrap_dim
 from .common import numpy_aliases
 from .indexing import scatter_into_zeros
 from . import pointwise
-from .reduction import _return_type
+from .reduction import _return_type, variance_with_mean
 from .shape import stack
 from ..type_info import finfo
 
@@ -44,16 +44,26 @@ def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> A
     """The middle value; for an even count the *lower* of the two middle values (PyTorch's rule,
     unlike NumPy's average).  With ``dim``: ``(values, indices)``."""
     if dim is None:
+        if input.numel() == 0:  # PyTorch: the median of nothing is nan
+            return Tensor._make(input._backend.xp.asarray(float("nan"), dtype=input._data.dtype), input._device)
         flat = input.flatten()
         return _kth_smallest(flat, (flat.numel() + 1) // 2, 0, False)[0]
     dim = _wrap_dim(dim, input.dim())
+    _check_nonempty_dim("median", input, dim)
     return median_result(*_kth_smallest(input, (input.shape[dim] + 1) // 2, dim, keepdim))
+
+
+def _check_nonempty_dim(name: str, input: Tensor, dim: int) -> None:
+    """PyTorch's IndexError for a selection (median, kthvalue) along a dimension of size 0."""
+    if input.dim() and input.shape[dim] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
 
 
 @numpy_aliases
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     """The ``k``-th smallest value along ``dim`` and its index."""
     dim = _wrap_dim(dim, max(input.dim(), 1))
+    _check_nonempty_dim("kthvalue", input, dim)
     if not 1 <= k <= (input.shape[dim] if input.dim() else 1):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
     return kthvalue_result(*_kth_smallest(input, k, dim, keepdim))
@@ -165,19 +175,17 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: Optional[float] = None,
 
 
 @numpy_aliases
-def std_mean(input: Tensor, dim: Any = None, *, correction: Any = 1, keepdim: bool = False) -> tuple:
+def std_mean(input: Tensor, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple:
     """``(std, mean)`` in one call."""
-    if dim is None:
-        return input.std(correction=correction), input.mean()
-    return input.std(dim, correction=correction, keepdim=keepdim), input.mean(dim, keepdim=keepdim)
+    return variance_with_mean("std_mean", input, dim, unbiased, keepdim, correction)
 
 
 @numpy_aliases
-def var_mean(input: Tensor, dim: Any = None, *, correction: Any = 1, keepdim: bool = False) -> tuple:
+def var_mean(input: Tensor, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple:
     """``(var, mean)`` in one call."""
-    if dim is None:
-        return input.var(correction=correction), input.mean()
-    return input.var(dim, correction=correction, keepdim=keepdim), input.mean(dim, keepdim=keepdim)
+    return variance_with_mean("var_mean", input, dim, unbiased, keepdim, correction)
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:

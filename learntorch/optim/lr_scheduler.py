@@ -317,19 +317,31 @@ class ReduceLROnPlateau:
             raise ValueError("mode " + mode + " is unknown!")
         if threshold_mode not in ("rel", "abs"):
             raise ValueError("threshold mode " + threshold_mode + " is unknown!")
-        self.optimizer, self.factor = optimizer, factor
+        self.factor, self.optimizer = factor, optimizer
         n = len(optimizer.param_groups)
+        # ``default_min_lr`` remembers a single ``min_lr`` (None for a list), so that a param
+        # group added later gets the same floor; it is part of the state dict, as in PyTorch.
         if isinstance(min_lr, (list, tuple)):
             if len(min_lr) != n:
                 raise ValueError(f"expected {n} min_lrs, got {len(min_lr)}")
-            self.min_lrs = list(min_lr)
+            self.default_min_lr, self.min_lrs = None, list(min_lr)
         else:
-            self.min_lrs = [min_lr] * n
+            self.default_min_lr, self.min_lrs = min_lr, [min_lr] * n
         self.patience, self.cooldown, self.eps = patience, cooldown, eps
-        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
-        self.best = math.inf if mode == "min" else -math.inf
-        self.num_bad_epochs, self.cooldown_counter, self.last_epoch = 0, 0, 0
+        self.last_epoch = 0
         self._last_lr = [group["lr"] for group in optimizer.param_groups]
+        self._init_is_better(mode, threshold, threshold_mode)
+        self.best = self.mode_worse  # the worst value of the chosen mode: any first metric beats it
+        self.cooldown_counter, self.num_bad_epochs = 0, 0
+
+    def _init_is_better(self, mode: str, threshold: float, threshold_mode: str) -> None:
+        """Check the mode settings and set ``mode_worse`` (inf for "min", -inf for "max")."""
+        if mode not in ("min", "max"):
+            raise ValueError("mode " + mode + " is unknown!")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError("threshold mode " + threshold_mode + " is unknown!")
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.mode, self.threshold, self.threshold_mode = mode, threshold, threshold_mode
 
     @property
     def in_cooldown(self) -> bool:
@@ -340,9 +352,13 @@ class ReduceLROnPlateau:
             return a < best * (1.0 - self.threshold) if self.threshold_mode == "rel" else a < best - self.threshold
         return a > best * (self.threshold + 1.0) if self.threshold_mode == "rel" else a > best + self.threshold
 
-    def step(self, metrics: Any) -> None:
+    def step(self, metrics: Any, epoch: int | None = None) -> None:
         current = float(metrics)
-        self.last_epoch += 1
+        if epoch is None:
+            epoch = self.last_epoch + 1
+        else:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self.last_epoch = epoch
         if self.is_better(current, self.best):
             self.best, self.num_bad_epochs = current, 0
         else:
@@ -351,13 +367,25 @@ class ReduceLROnPlateau:
             self.cooldown_counter -= 1
             self.num_bad_epochs = 0
         if self.num_bad_epochs > self.patience:
-            for i, group in enumerate(self.optimizer.param_groups):
-                old_lr = float(group["lr"])
-                new_lr = max(old_lr * self.factor, self.min_lrs[i])
-                if old_lr - new_lr > self.eps:
-                    group["lr"] = new_lr
+            self._reduce_lr()
             self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
         self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+
+    def _reduce_lr(self) -> None:
+        groups = self.optimizer.param_groups
+        if len(groups) != len(self.min_lrs):  # a param group was added since __init__
+            if self.default_min_lr is None:
+                raise RuntimeError(
+                    f"The number of param groups in the `optimizer` ({len(groups)}) differs from when "
+                    f"`ReduceLROnPlateau` was initialized ({len(self.min_lrs)}), usually due to a new "
+                    "param group being added to the optimizer. Please modify the `min_lrs` field to "
+                    "match the length of the `optimizer` param groups.")
+            self.min_lrs = [self.default_min_lr] * len(groups)
+        for i, group in enumerate(groups):
+            old_lr = float(group["lr"])
+            new_lr = max(old_lr * self.factor, self.min_lrs[i])
+            if old_lr - new_lr > self.eps:
+                group["lr"] = new_lr
 
     def get_last_lr(self) -> list[float]:
         return self._last_lr
@@ -367,6 +395,7 @@ class ReduceLROnPlateau:
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         self.__dict__.update(state_dict)
+        self._init_is_better(self.mode, self.threshold, self.threshold_mode)
 
 
 class ConstantLR(LRScheduler):

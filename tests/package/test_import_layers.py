@@ -37,7 +37,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("library", ("learntorch.creation", "learntorch.random_sampling", "learntorch.linalg", "learntorch.legacy",
                  "learntorch._tensor_methods", "learntorch.testing", "learntorch.backends",
                  "learntorch.accelerator", "learntorch.amp", "learntorch.compile",
-                 "learntorch.tensor_autograd_extras", "learntorch.autograd.functional")),
+                 "learntorch.tensor_autograd_extras", "learntorch.autograd.functional", "learntorch.special")),
     ("models", ("learntorch.nn", "learntorch.optim", "learntorch.utils", "learntorch.datasets",
                 "learntorch.distributed")),
     # save/load of tensors, state dicts and whole modules (so above nn)
