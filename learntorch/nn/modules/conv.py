@@ -110,8 +110,9 @@ def conv_repr(layer: Module) -> str:
     return s
 
 
-class MaxPool2d(Module):
-    """The maximum of each window (``stride`` defaults to ``kernel_size``: windows side by side)."""
+class _MaxPoolNd(Module):
+    """The options every max pooling layer keeps (PyTorch's ``_MaxPoolNd``): ``stride``
+    defaults to ``kernel_size``, windows side by side."""
 
     def __init__(self, kernel_size: Any, stride: Optional[Any] = None, padding: Any = 0, dilation: Any = 1,
                  return_indices: bool = False, ceil_mode: bool = False) -> None:
@@ -121,13 +122,17 @@ class MaxPool2d(Module):
         self.padding, self.dilation = padding, dilation
         self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
-    def forward(self, input: Tensor) -> Any:
-        return convolution.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                                      self.ceil_mode, self.return_indices)
-
     def extra_repr(self) -> str:
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool2d(_MaxPoolNd):
+    """The maximum of each window of ``(N, C, H, W)`` images."""
+
+    def forward(self, input: Tensor) -> Any:
+        return convolution.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                                      self.ceil_mode, self.return_indices)
 
 
 class Flatten(Module):

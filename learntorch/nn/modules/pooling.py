@@ -12,6 +12,7 @@ from typing import Any, Optional
 from ...tensor import Tensor
 from ...ops import pooling
 from .module import Module
+from .conv import _MaxPoolNd
 
 __all__ = ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
 
@@ -21,24 +22,12 @@ def _one_tuple(value: Any) -> tuple:
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
-class MaxPool1d(Module):
+class MaxPool1d(_MaxPoolNd):
     """The maximum of each window along the last dimension of ``(N, C, L)``."""
-
-    def __init__(self, kernel_size: Any, stride: Optional[Any] = None, padding: Any = 0, dilation: Any = 1,
-                 return_indices: bool = False, ceil_mode: bool = False) -> None:
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding, self.dilation = padding, dilation
-        self.return_indices, self.ceil_mode = return_indices, ceil_mode
 
     def forward(self, input: Tensor) -> Any:
         return pooling.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                                   self.ceil_mode, self.return_indices)
-
-    def extra_repr(self) -> str:
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
 
 class AvgPool1d(Module):
