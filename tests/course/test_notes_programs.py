@@ -26,8 +26,9 @@ and compares what a learner would see:
 
 Before each run Python's ``random``, NumPy's legacy generator and the library's
 generator are all reseeded (the library with PyTorch's own start-up seed,
-67280421310721), so a program that never calls ``manual_seed`` draws the numbers
-it would draw in a fresh process.  Programs that need a GPU or files are written
+67280421310721), and print options and the default dtype are reset, so a program
+that never calls ``manual_seed`` draws the numbers it would draw in a fresh process
+and prints as it would there.  Programs that need a GPU or files are written
 in their CPU / temporary-directory form; each file's docstring says why.
 """
 from __future__ import annotations
@@ -84,6 +85,9 @@ def run_program(source: str, path: Path, use_learntorch: bool, lib: Any) -> Outc
     np.random.seed(0)
     lib.manual_seed(TORCH_START_SEED)
     lib.set_grad_enabled(True)
+    # what a fresh process starts with (an earlier program may have changed them and not restored them)
+    lib.set_printoptions(profile="default", sci_mode=None)
+    lib.set_default_dtype(lib.float32)
     out = io.StringIO()
     error = None
     threads = lib.get_num_threads() if lib is not learntorch else None
