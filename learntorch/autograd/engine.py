@@ -177,7 +177,7 @@ def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, r
                 for fn in list(node._pre_hooks.values()):
                     result = fn(tuple(grads))
                     if result is not None:
-                        grads = list(result)
+                        grads = _node_hook_result(result, len(grads), fn)
             try:
                 grad_inputs = node.apply(grads)
                 if anomaly["enabled"] and anomaly["check_nan"]:
@@ -190,7 +190,7 @@ def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, r
                 for fn in list(node._post_hooks.values()):
                     result = fn(tuple(grad_inputs), tuple(grads))
                     if result is not None:
-                        grad_inputs = list(result)
+                        grad_inputs = _node_hook_result(result, len(grad_inputs), fn)
             if not retain_graph:
                 node.release()
             for (nxt, nr), g in zip(node.next_functions, grad_inputs):
@@ -214,6 +214,16 @@ def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, r
         state.enabled = previous_mode
         _local.task = previous_task
     return captured if inputs is not None else None
+
+
+def _node_hook_result(result: Any, expected: int, hook: Any) -> list:
+    """What a node's (pre) hook returned in place of the gradients: a tuple of as many, as PyTorch checks."""
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != expected:
+        raise RuntimeError(f"hook '{getattr(hook, '__name__', 'hook')}' has returned an incorrect number of values "
+                           f"(got {len(result)}, but expected {expected})")
+    return list(result)
 
 
 def _add_to_buffer(buffers: dict, node: Node, nr: int, grad: "Tensor", task: GraphTask) -> None:
@@ -321,6 +331,9 @@ def _make_grads(outputs: tuple, grad_outputs: tuple) -> list:
     return grads
 
 
+_warned_create_graph = [False]  # backward(create_graph=True)'s warning has been given
+
+
 def _check_counts(outputs: tuple, given: tuple) -> None:
     if len(given) != len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(given)} gradients")
@@ -339,6 +352,13 @@ def backward(tensors: TensorOrTensors, grad_tensors: Optional[TensorOrTensors] =
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph and not _warned_create_graph[0]:
+        _warned_create_graph[0] = True  # once per process, as PyTorch's TORCH_WARN_ONCE
+        warnings.warn("Using backward() with create_graph=True will create a reference cycle between the parameter "
+                      "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+                      "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+                      ".grad fields of your parameters to None after use to break the cycle and avoid the leak.",
+                      UserWarning, stacklevel=3)
     input_list = list(_as_tuple(inputs)) if inputs is not None else None
     if input_list is not None and not input_list:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 from typing import Any
 
 from . import anomaly_mode, bfloat16_compute, grad_mode
@@ -229,6 +230,12 @@ class Function(metaclass=_FunctionMeta):
     _scalar_edges = False  # built-in binary ops list a Python number as a (None, 0) edge, like PyTorch
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(f"{type(self)} should not be instantiated. Methods on autograd functions are all static, so "
+                      "you should invoke them on the class itself. Instantiating an autograd function will raise an "
+                      "error in a future version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """``MyFn()(x)``, the legacy style: refused (call ``MyFn.apply(x)``)."""
         raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. "
                            "Please use new-style autograd function with static forward method. "
                            "(Example: https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")

@@ -40,6 +40,16 @@ class Parameter(Tensor):
     def _rewrap(self, plain: Tensor) -> "Parameter":
         return Parameter(plain, self.requires_grad)
 
+    def __deepcopy__(self, memo: dict) -> "Parameter":
+        """A copy of the values and ``requires_grad``, without ``.grad`` (as PyTorch copies a
+        parameter: ``copy.deepcopy(model)`` starts with no gradients)."""
+        if id(self) in memo:
+            return memo[id(self)]
+        out = Parameter(Tensor._make(self._backend.xp.asarray(self._data, copy=True), self._device),
+                        self.requires_grad)
+        memo[id(self)] = out
+        return out
+
     def __reduce_ex__(self, protocol: int) -> Any:
         return (Parameter, (Tensor.__reduce_ex__(self, protocol)[0](*Tensor.__reduce_ex__(self, protocol)[1]),
                             self.requires_grad))

@@ -21,6 +21,7 @@ optimizer built over a fresh model — exactly PyTorch's format.
 from __future__ import annotations
 
 import copy
+import warnings
 from collections import defaultdict
 from typing import Any, Callable, Iterable, Iterator, Optional
 
@@ -87,6 +88,10 @@ class Optimizer:
                                 + type(param).__name__)
             if not param.is_leaf:
                 raise ValueError("can't optimize a non-leaf Tensor")
+        if len({id(p) for p in param_group["params"]}) != len(param_group["params"]):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
+                          "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+                          UserWarning, stacklevel=3)
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter "

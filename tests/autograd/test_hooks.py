@@ -107,3 +107,20 @@ def test_full_backward_hook_without_input_grad_warns(torch_oracle):
         results.append(([(w.category, str(w.message)) for w in caught], seen))
     assert results[0] == results[1]
     assert results[0][1] == [((None,), [(4, 2)])] and results[0][0][0][0] is UserWarning
+
+
+@pytest.mark.parametrize("kind", ["post-two", "pre-two", "post-list", "post-int"])
+def test_a_node_hook_must_return_a_tuple_of_the_right_length(torch_oracle, kind):
+    def run(T):
+        a = T.tensor([1.0, 2.0], requires_grad=True)
+        d = a.exp()
+        if kind == "post-two":
+            d.grad_fn.register_hook(lambda gi, go: (gi[0], gi[0]))
+        elif kind == "pre-two":
+            d.grad_fn.register_prehook(lambda go: (go[0], go[0]))
+        elif kind == "post-list":
+            d.grad_fn.register_hook(lambda gi, go: [gi[0] * 0])
+        else:
+            d.grad_fn.register_hook(lambda gi, go: 5)
+        d.sum().backward()
+    raises_both(run, torch_oracle, match="hook")

@@ -396,6 +396,9 @@ class Module:
         probe = Tensor._zeros((), dtypes.get_default_dtype(), as_device("cpu"))
         dev, dt, _ = _parse_to(probe, args, dict(kwargs))
         dt_given = any(isinstance(a, (dtypes.dtype, Tensor)) for a in args) or kwargs.get("dtype") is not None
+        if dt_given and not dt.is_floating_point:  # an integer model would break every layer's maths
+            raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                            f"dtype={dt}")
         dev_given = dev != probe.device or any(isinstance(a, (str, int, Tensor)) or type(a).__name__ == "device"
                                                for a in args) or kwargs.get("device") is not None
 

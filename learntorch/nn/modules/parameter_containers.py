@@ -8,6 +8,7 @@ get registered.  These containers register each entry under its index or key, so
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any, Iterable, Iterator, Mapping, Optional
 
 from ...tensor import Tensor
@@ -125,7 +126,14 @@ class ParameterDict(Module):
         return value
 
     def update(self, parameters: Any) -> None:
-        items = parameters.items() if isinstance(parameters, (Mapping, ParameterDict)) else parameters
+        """Add or replace entries.  From a plain dict they go in sorted by key, as in PyTorch (an
+        OrderedDict, a ParameterDict or a list of pairs keeps its order)."""
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            items = parameters.items()
+        elif isinstance(parameters, Mapping):
+            items = sorted(parameters.items())
+        else:
+            items = parameters
         for key, value in items:
             self[key] = value
 
