@@ -97,6 +97,10 @@ def _has_global_hooks() -> bool:
     return bool(_global_forward_pre_hooks or _global_forward_hooks or _global_backward_pre_hooks
                 or _global_backward_hooks)
 
+_STATE_DICT_HOOK_TABLES = ("_state_dict_pre_hooks", "_state_dict_hooks", "_load_state_dict_pre_hooks",
+                           "_load_state_dict_post_hooks")
+
+
 class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
     """What ``load_state_dict`` returns; prints ``<All keys matched successfully>`` when both are empty."""
 
@@ -149,6 +153,8 @@ class Module:
         sset(self, "_backward_pre_hooks", None)
         sset(self, "_backward_hooks", None)
         sset(self, "_non_full_backward_hooks", None)
+        for table in _STATE_DICT_HOOK_TABLES:
+            sset(self, table, None)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
@@ -431,6 +437,8 @@ class Module:
         """Every parameter and persistent buffer by dotted name (detached, sharing storage)."""
         if destination is None:
             destination = OrderedDict()
+        for hook in list((self.__dict__.get("_state_dict_pre_hooks") or {}).values()):
+            hook(self, prefix, keep_vars)
         for name, param in self._parameters.items():
             if param is not None:
                 destination[prefix + name] = param if keep_vars else param.detach()
@@ -440,7 +448,28 @@ class Module:
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in list((self.__dict__.get("_state_dict_hooks") or {}).values()):
+            hook(self, destination, prefix, {"version": getattr(self, "_version", 1)})
         return destination
+
+    def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, prefix, keep_vars)`` before this module's entries are collected."""
+        return self._add("_state_dict_pre_hooks", hook, False)
+
+    def register_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata)`` after this module's entries (and its
+        children's) are in ``state_dict``; it may change the dictionary in place."""
+        return self._add("_state_dict_hooks", hook, False)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs)`` before this module takes its entries: it may rename or convert them."""
+        return self._add("_load_state_dict_pre_hooks", hook, False)
+
+    def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, incompatible_keys)`` after this module and its children are loaded; it may
+        change ``missing_keys`` / ``unexpected_keys`` in place before ``strict`` judges them."""
+        return self._add("_load_state_dict_post_hooks", hook, False)
 
     def load_state_dict(self, state_dict: dict, strict: bool = True, assign: bool = False) -> Any:
         """Copy values from ``state_dict`` into this module's parameters and buffers (in place:
@@ -457,6 +486,9 @@ class Module:
         errors: list = []
 
         def load(module: "Module", local: dict, prefix: str) -> None:
+            for hook in list((module.__dict__.get("_load_state_dict_pre_hooks") or {}).values()):
+                hook(module, local, prefix, {"version": getattr(module, "_version", 1)}, strict, missing, unexpected,
+                     errors)
             module._complete_old_checkpoint(local, prefix)
             persistent = {k: v for k, v in module._buffers.items() if k not in module._non_persistent_buffers_set}
             own = {k: v for k, v in list(module._parameters.items()) + list(persistent.items()) if v is not None}
@@ -488,6 +520,9 @@ class Module:
                 if child is not None:
                     child_prefix = prefix + name + "."
                     load(child, {k: v for k, v in local.items() if k.startswith(child_prefix)}, child_prefix)
+            for hook in list((module.__dict__.get("_load_state_dict_post_hooks") or {}).values()):
+                if hook(module, _IncompatibleKeys(missing, unexpected)) is not None:
+                    raise RuntimeError("load_state_dict post hook should return None")
 
         load(self, dict(state_dict), "")
         if strict:
@@ -507,7 +542,7 @@ class Module:
 
     # ------------------------------------------------------------------ hooks
     def _add(self, table: str, hook: Callable, prepend: bool) -> RemovableHandle:
-        hooks, handle = add_hook(self.__dict__[table], hook)
+        hooks, handle = add_hook(self.__dict__.get(table), hook)
         if prepend:
             hooks.move_to_end(handle.id, last=False)
         object.__setattr__(self, table, hooks)
