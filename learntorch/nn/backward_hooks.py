@@ -126,7 +126,9 @@ class BackwardHook:
                                                "always return None or None for all gradients.")
                     self.grad_outputs = None
                 return tuple(local[i] for i in self.output_tensors_index)
-            node.register_prehook(hook)
+            # A post hook of the identity node, as PyTorch registers it: the user's own pre hooks on
+            # ``y.grad_fn`` (that same node) run first.  Its inputs' gradients are its outputs'.
+            node.register_hook(lambda grad_inputs, grad_outputs: hook(grad_outputs))
 
         single = isinstance(result, Tensor)
         outputs = (result,) if single else tuple(result)
