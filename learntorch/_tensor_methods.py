@@ -254,6 +254,20 @@ _INPLACE_NODE_NAMES = {"UnsqueezeBackward0": "UnsqueezeBackward1", "TransposeBac
                        "SqueezeBackward1": "SqueezeBackward4", "SqueezeBackward2": "SqueezeBackward4"}
 
 
+_INPLACE_NODE_CLASSES: dict = {}
+
+
+def _inplace_node_class(cls: type) -> type:
+    """The node class of an in-place shape change: the out-of-place node's class under PyTorch's
+    in-place name, so that both ``name()`` and the repr say it (``<TransposeBackward1 object ...>``)."""
+    sub = _INPLACE_NODE_CLASSES.get(cls)
+    if sub is None:
+        name = _INPLACE_NODE_NAMES.get(cls._name, cls._name)
+        sub = cls if name == cls._name else type(name, (cls,), {"_name": name, "__module__": cls.__module__})
+        _INPLACE_NODE_CLASSES[cls] = sub
+    return sub
+
+
 def _shape_inplace(op: Callable) -> Callable:
     """``unsqueeze_``, ``squeeze_``, ``t_``, ``transpose_``: change this tensor's *shape* in place.
 
@@ -266,7 +280,7 @@ def _shape_inplace(op: Callable) -> Callable:
         self._data = result._data
         if result.grad_fn is not None and grad_mode._state.enabled:
             node = result.grad_fn
-            node._name = _INPLACE_NODE_NAMES.get(node._name, node._name)
+            node.__class__ = _inplace_node_class(type(node))
             self._set_history(node, result._output_nr)
         if self._view_fn is not None:  # a view: replaying it from its base must give the new shape
             parent = self._view_fn

@@ -7,8 +7,15 @@ its own node in the graph and its own Python overhead, which on small batches
 costs more than the arithmetic.  As one ``Function`` the gates cost one node:
 the forward computes them on the arrays, keeps what the backward needs, and the
 backward applies the chain rule by hand.  PyTorch has the same two kernels
-(``_thnn_fused_gru_cell``, ``_thnn_fused_lstm_cell``) and names their nodes as
-here.
+(``_thnn_fused_gru_cell``, ``_thnn_fused_lstm_cell``), but runs them on CUDA only;
+on the CPU its cells are composites of small operations, and a user sees the node
+of the *last* one: ``AddBackward0`` on a GRU's ``h'`` and an LSTM's ``c'``,
+``MulBackward0`` on an LSTM's ``h'``.  So the fused GRU node carries the name
+``AddBackward0``; the LSTM, whose two results come from different operations in
+PyTorch, is fused up to ``c'`` (:class:`LstmCellState`) and multiplies
+``h' = o·tanh(c')`` as an ordinary ``mul`` for ``nn.LSTMCell``; inside ``nn.LSTM``,
+whose steps PyTorch hides in one node per layer, the fully fused
+:class:`LstmCell` keeps its one node per step.
 
 The matrix products ``W_hh h`` (and, for the whole sequence at once, ``W_ih x``)
 stay outside, in ``nn/modules/rnn.py``: they are ``addmm``-style operations that
@@ -28,8 +35,10 @@ from ..autograd.function import Function
 from ..tensor import Tensor
 from .common import new_result
 from .formula import TensorMath, array_math
+from .shape import Stack
 
-__all__ = ["gru_cell", "lstm_cell", "GruCell", "LstmCell"]
+__all__ = ["gru_cell", "lstm_cell", "lstm_cell_state", "lstm_layer_output", "GruCell", "LstmCell",
+           "LstmCellState", "LstmLayerOutput"]
 
 
 def _gru_gates(m: Any, gi: Any, gh: Any, h: Any) -> tuple:
@@ -52,7 +61,9 @@ class GruCell(Function):
     The input part receives ``[∂r_pre, ∂z_pre, ∂n_pre]``; the hidden part the same
     but ``∂n_pre·r`` in the n block (r multiplies it in the forward)."""
 
-    _backward_name = "ThnnFusedGruCellBackward0"
+    # PyTorch's CPU GRU cell ends with ``.add_(n)``: its h' shows AddBackward0 (CUDA's fused
+    # kernel would show ThnnFusedGruCellBackward0).
+    _backward_name = "AddBackward0"
 
     @staticmethod
     def forward(ctx, gi: Tensor, gh: Tensor, h: Tensor) -> Tensor:
@@ -95,6 +106,14 @@ def _lstm_gates(m: Any, gates: Any, c: Any) -> tuple:
     return i, f, g, o, c_new, m.tanh(c_new)
 
 
+def _lstm_gate_grads(m: Any, gates: tuple, cv: Any, dc: Any, d_o: Any) -> tuple:
+    """The gradients of the summed gate inputs and of ``c`` from ``dc`` (the whole gradient of
+    ``c'``) and ``d_o`` (the gradient of the output gate ``o``, after its sigmoid)."""
+    i, f, g, o = gates
+    d_gates = m.concat([dc * g * i * (1 - i), dc * cv * f * (1 - f), dc * i * (1 - g * g), d_o * o * (1 - o)], 1)
+    return d_gates, dc * f
+
+
 class LstmCell(Function):
     """``c' = f·c + i·g``, ``h' = o·tanh(c')`` with the gates of ``gi + gh`` (the input and the
     hidden part, each (N, 4H)); returns ``(h', c')``.
@@ -124,13 +143,53 @@ class LstmCell(Function):
             m = array_math(gh._backend.xp)
             i, f, g, o, tc = ctx.gates
             gh, gc, cv = gh._data, gc._data, c._data
-        dc = gc + gh * o * (1 - tc * tc)
-        d_gates = m.concat([dc * g * i * (1 - i), dc * cv * f * (1 - f), dc * i * (1 - g * g),
-                            gh * tc * o * (1 - o)], 1)
-        d_c = dc * f
+        d_gates, d_c = _lstm_gate_grads(m, (i, f, g, o), cv, gc + gh * o * (1 - tc * tc), gh * tc)
         if not grad_mode._state.enabled:
             d_gates, d_c = new_result(d_gates, c), new_result(d_c, c)
         return d_gates, d_gates, d_c  # gates = gi + gh: both parts get the same gradient
+
+
+class LstmCellState(Function):
+    """The LSTM gates up to ``c' = f·c + i·g``, for ``nn.LSTMCell``: returns ``(c', o, tanh c')``,
+    and the caller forms ``h' = o·tanh(c')`` with an ordinary ``mul``, as PyTorch's CPU cell does,
+    so that ``h'`` shows ``MulBackward0`` and ``c'`` shows ``AddBackward0`` (the name of PyTorch's
+    last operation on it).  The gradients are :class:`LstmCell`'s to the last bit: ``mul``'s
+    backward hands back ``gh·o`` and ``gh·tanh c'``, the very products :class:`LstmCell` starts from."""
+
+    _backward_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx, gi: Tensor, gh: Tensor, c: Tensor) -> tuple:
+        m = array_math(c._backend.xp)
+        i, f, g, o, c_new, tc = _lstm_gates(m, gi._data + gh._data, c._data)
+        ctx.save_for_backward(gi, gh, c)
+        ctx.gates = (i, f, g, o, tc)
+        return new_result(c_new, c), new_result(o, c), new_result(tc, c)
+
+    @staticmethod
+    def backward(ctx, gc: Tensor, g_o: Tensor, g_tc: Tensor) -> tuple:
+        gi, gh_in, c = ctx.saved_tensors
+        if grad_mode._state.enabled:  # create_graph: the gates again, as operations of the inputs
+            m = TensorMath(gc)
+            i, f, g, o, _, tc = _lstm_gates(m, gi + gh_in, c)
+            cv = c
+        else:
+            m = array_math(gc._backend.xp)
+            i, f, g, o, tc = ctx.gates
+            gc, g_o, g_tc, cv = gc._data, g_o._data, g_tc._data, c._data
+        d_gates, d_c = _lstm_gate_grads(m, (i, f, g, o), cv, gc + g_tc * (1 - tc * tc), g_o)
+        if not grad_mode._state.enabled:
+            d_gates, d_c = new_result(d_gates, c), new_result(d_c, c)
+        return d_gates, d_gates, d_c
+
+
+class LstmLayerOutput(Stack):
+    """The time steps of one LSTM layer joined into (L, N, H): a ``stack``, under PyTorch's CPU name.
+    PyTorch runs a whole float32 (or bfloat16) LSTM layer on the CPU as one oneDNN kernel, so the
+    layer's output hangs off one ``MkldnnRnnLayerBackward0`` node; here the layer is its steps, and
+    the node a user sees on the output is the one that joins them."""
+
+    _backward_name = "MkldnnRnnLayerBackward0"
 
 
 def gru_cell(gi: Tensor, gh: Tensor, h: Tensor) -> Tensor:
@@ -141,3 +200,13 @@ def gru_cell(gi: Tensor, gh: Tensor, h: Tensor) -> Tensor:
 def lstm_cell(gi: Tensor, gh: Tensor, c: Tensor) -> tuple:
     """One LSTM step's gates: ``(h', c')`` from the input part, the hidden part and the cell state ``c``."""
     return LstmCell.apply(gi, gh, c)
+
+
+def lstm_cell_state(gi: Tensor, gh: Tensor, c: Tensor) -> tuple:
+    """``(c', o, tanh c')`` of one LSTM step (``h' = o * tanh c'`` is left to the caller)."""
+    return LstmCellState.apply(gi, gh, c)
+
+
+def lstm_layer_output(steps: list) -> Tensor:
+    """One LSTM layer's per-step outputs stacked on a new first dimension (see :class:`LstmLayerOutput`)."""
+    return LstmLayerOutput.apply(*steps, dim=0)

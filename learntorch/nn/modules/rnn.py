@@ -44,10 +44,10 @@ import numbers
 import warnings
 from typing import Any, Optional
 
-from ... import creation
+from ... import creation, dtypes
 from ...autograd.grad_mode import no_grad
 from ...ops.matmul import addmm
-from ...ops.rnn_cells import gru_cell, lstm_cell
+from ...ops.rnn_cells import gru_cell, lstm_cell, lstm_cell_state, lstm_layer_output
 from ...ops.shape import cat, stack
 from ...tensor import Tensor
 from ..parameter import Parameter
@@ -96,24 +96,36 @@ class _GRUCellMath:
 
 
 class _LSTMCellMath:
-    """PyTorch's LSTM step, with the optional projection ``h' = W_hr h'`` (``proj_size``)."""
+    """PyTorch's LSTM step, with the optional projection ``h' = W_hr h'`` (``proj_size``).
+
+    ``h_from_mul``: ``nn.LSTMCell`` returns its ``(h', c')`` to the user, who sees their
+    ``grad_fn``: there ``h' = o * tanh(c')`` is its own ``mul`` (MulBackward0, as in PyTorch's
+    CPU cell).  Inside ``nn.LSTM`` no one sees a step's nodes, and the fully fused step saves
+    one node per step."""
+
+    def __init__(self, h_from_mul: bool = False) -> None:
+        self.h_from_mul = h_from_mul
 
     @staticmethod
     def columns(proj: Tensor, hidden_size: int) -> tuple:
         return (proj,)
 
-    @staticmethod
-    def step(gi: tuple, state: tuple, w_hh_t: Tensor, b_hh: Optional[Tensor], w_hr_t: Optional[Tensor]) -> tuple:
+    def step(self, gi: tuple, state: tuple, w_hh_t: Tensor, b_hh: Optional[Tensor],
+             w_hr_t: Optional[Tensor]) -> tuple:
         h, c = state
         gh = h.matmul(w_hh_t) if b_hh is None else addmm(b_hh, h, w_hh_t)  # W_hh h + b_hh
-        h, c = lstm_cell(gi[0], gh, c)            # c' = f * c + i * g,  h' = o * tanh(c')
+        if self.h_from_mul:
+            c, o, tanh_c = lstm_cell_state(gi[0], gh, c)  # c' = f * c + i * g
+            h = o * tanh_c                                # h' = o * tanh(c')
+        else:
+            h, c = lstm_cell(gi[0], gh, c)            # c' = f * c + i * g,  h' = o * tanh(c')
         if w_hr_t is not None:
             h = h.matmul(w_hr_t)
         return (h, c)
 
 
 _CELLS = {"RNN_TANH": _RNNCellMath("tanh"), "RNN_RELU": _RNNCellMath("relu"), "GRU": _GRUCellMath(),
-          "LSTM": _LSTMCellMath()}
+          "LSTM": _LSTMCellMath(), "LSTMCell": _LSTMCellMath(h_from_mul=True)}
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "GRU": 3, "LSTM": 4}
 
 
@@ -130,10 +142,10 @@ def _cat_states(states: list) -> tuple:
 
 
 def _run_direction(cell: Any, x: Tensor, sizes: list, state0: tuple, weights: dict, hidden_size: int,
-                   reverse: bool) -> tuple[Tensor, tuple]:
+                   reverse: bool) -> tuple[list, tuple]:
     """One layer, one direction, over a packed 2-D input ``x`` (rows laid out time step by
-    time step, ``sizes[t]`` rows at step t, non-increasing).  Returns the outputs (same row
-    layout) and the final state of every sequence."""
+    time step, ``sizes[t]`` rows at step t, non-increasing).  Returns the output of every
+    time step, in time order (the caller joins them), and the final state of every sequence."""
     proj = x.matmul(weights["weight_ih"].t())          # all time steps at once
     if weights.get("bias_ih") is not None:
         proj = proj + weights["bias_ih"]
@@ -165,7 +177,7 @@ def _run_direction(cell: Any, x: Tensor, sizes: list, state0: tuple, weights: di
             outs.append(state[0])
         outs.reverse()
         final = state
-    return (cat(outs, 0) if len(outs) > 1 else outs[0]), final
+    return outs, final
 
 
 def _dropout(x: Tensor, p: float) -> Tensor:
@@ -319,10 +331,15 @@ class RNNBase(Module):
         return s.format(**self.__dict__)
 
     # ------------------------------------------------------------------ the computation
-    def _run(self, x: Tensor, sizes: list, states: list) -> tuple[Tensor, list]:
+    def _run(self, x: Tensor, sizes: list, states: list, padded: bool) -> tuple[Tensor, list]:
         """All layers and directions on packed 2-D rows ``x``; ``states[k]`` is the initial state
-        tuple of layer k // dirs, direction k % dirs.  Returns the last layer's output rows
-        and the final state of every layer and direction (PyTorch's ``h_n`` order)."""
+        tuple of layer k // dirs, direction k % dirs.  Returns the last layer's output and the
+        final state of every layer and direction (PyTorch's ``h_n`` order).
+
+        The output is joined as PyTorch's CPU kernels join it, so that ``output.grad_fn`` is
+        PyTorch's: packed rows stay 2-D rows (each direction's steps ``cat``-ed); a padded batch
+        becomes (L, N, H) with each direction's steps ``stack``-ed (StackBackward0) and the two
+        directions ``cat``-ed on the last dimension (CatBackward0)."""
         cell = _CELLS[self.mode]
         num_directions = 2 if self.bidirectional else 1
         finals = []
@@ -331,14 +348,25 @@ class RNNBase(Module):
             for direction in range(num_directions):
                 k = layer * num_directions + direction
                 weights = {name.split("_l")[0]: getattr(self, name) for name in self._all_weights[k]}
-                out, final = _run_direction(cell, x, sizes, states[k], weights, self.hidden_size,
-                                            reverse=direction == 1)
-                outs.append(out)
+                steps, final = _run_direction(cell, x, sizes, states[k], weights, self.hidden_size,
+                                              reverse=direction == 1)
+                outs.append(self._join_steps(steps, padded))
                 finals.append(final)
-            x = cat(outs, 1) if num_directions == 2 else outs[0]
+            y = cat(outs, outs[0].dim() - 1) if num_directions == 2 else outs[0]
             if self.dropout != 0 and self.training and layer < self.num_layers - 1:
-                x = _dropout(x, self.dropout)
-        return x, finals
+                y = _dropout(y, self.dropout)
+            x = y.reshape(-1, y.shape[-1]) if padded else y  # the next layer reads 2-D rows (a view)
+        return y, finals
+
+    def _join_steps(self, steps: list, padded: bool) -> Tensor:
+        """One direction's outputs, one per time step, as one tensor (see :meth:`_run`)."""
+        if not padded:
+            return cat(steps, 0) if len(steps) > 1 else steps[0]
+        first = steps[0]
+        if (self.mode == "LSTM" and self.proj_size == 0 and first.device.type == "cpu"
+                and first.dtype in (dtypes.float32, dtypes.bfloat16)):
+            return lstm_layer_output(steps)  # PyTorch: one oneDNN node for the layer
+        return stack(steps, 0)
 
     def _zeros_state(self, input: Tensor, batch: int) -> Any:
         num_directions = 2 if self.bidirectional else 1
@@ -391,16 +419,17 @@ class RNNBase(Module):
             x2d = x.reshape(steps * batch, x.shape[2])
             sizes = [batch] * steps
         states = list(zip(hx[0].unbind(0), hx[1].unbind(0))) if is_lstm else [(h,) for h in hx.unbind(0)]
-        out2d, finals = self._run(x2d, sizes, states)
+        output, finals = self._run(x2d, sizes, states, padded=not packed)
         hidden = stack([f[0] for f in finals], 0)
         if is_lstm:
             hidden = (hidden, stack([f[1] for f in finals], 0))
         if packed:
-            return (PackedSequence(out2d, batch_sizes, sorted_indices, unsorted_indices),
+            return (PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices),
                     self.permute_hidden(hidden, unsorted_indices))
-        output = out2d.reshape(steps, batch, out2d.shape[1])
         if self.batch_first:
-            output = output.transpose(0, 1)
+            # PyTorch's RNN and GRU kernels turn their fresh output in place (TransposeBackward1),
+            # its LSTM kernels out of place (TransposeBackward0).
+            output = output.transpose(0, 1) if is_lstm else output.transpose_(0, 1)
         if not is_batched:
             output = output.squeeze(batch_dim)
             hidden = (hidden[0].squeeze(1), hidden[1].squeeze(1)) if is_lstm else hidden.squeeze(1)
@@ -582,5 +611,5 @@ class LSTMCell(RNNCellBase):
             hx = (zeros, zeros)
         elif not is_batched:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
-        h, c = self._step("LSTM", input, tuple(hx))
+        h, c = self._step("LSTMCell", input, tuple(hx))
         return (h, c) if is_batched else (h.squeeze(0), c.squeeze(0))

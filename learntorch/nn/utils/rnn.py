@@ -223,17 +223,16 @@ def pack_padded_sequence(input: Tensor, lengths: Union[Tensor, Sequence[int]], b
     return PackedSequence(data, batch_sizes, sorted_indices, None)
 
 
-class _PadPacked(Index):
-    """The gather that unpacks: every (time, sequence) slot reads its row of ``data``,
-    or the padding row after it."""
-    _backward_name = "PadPackedSequenceBackward0"
-
-
 def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, padding_value: float = 0.0,
                         total_length: Optional[int] = None) -> tuple[Tensor, Tensor]:
     """Undo packing: ``(padded, lengths)``, padded (T, B, *) (or (B, T, *)) in the batch's original
     order, ``lengths`` an int64 CPU tensor.  ``total_length`` pads to that many time steps
-    (useful when the padded length must match the input's, e.g. under ``DataParallel``)."""
+    (useful when the padded length must match the input's, e.g. under ``DataParallel``).
+
+    Built in PyTorch's three steps, so that ``padded.grad_fn`` is PyTorch's: the rows are written
+    into a time-major block of padding (PyTorch: ``CopySlices``, here ``IndexPutBackward0``), which is turned to batch-first if asked
+    (``TransposeBackward0``: a view, not contiguous, as in PyTorch) and put back in the batch's
+    original order if the packing sorted it (``IndexSelectBackward0``)."""
     data, batch_sizes = sequence.data, sequence.batch_sizes
     max_seq_length = batch_sizes.size(0)
     if total_length is not None:
@@ -244,20 +243,21 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, pad
     _check_long_cpu(batch_sizes)
     bs = _host(batch_sizes)
     batch = int(bs[0])
-    offsets = np.concatenate([[0], np.cumsum(bs)[:-1]]).astype(np.int64)
-    bs_full = np.zeros(max_seq_length, dtype=np.int64)
-    bs_full[:len(bs)] = bs
-    off_full = np.zeros(max_seq_length, dtype=np.int64)
-    off_full[:len(bs)] = offsets
     sorted_lengths = (bs[None, :] > np.arange(batch)[:, None]).sum(1).astype(np.int64)
-    cols = np.arange(batch) if sequence.unsorted_indices is None else _host(sequence.unsorted_indices)
-    rows = np.arange(max_seq_length)[:, None]
-    idx = np.where(cols[None, :] < bs_full[rows], off_full[rows] + cols[None, :], data.shape[0])  # (T, B)
+    # packed row k is (time step t, sequence j), t repeated batch_sizes[t] times
+    t_idx = np.repeat(np.arange(len(bs)), bs)
+    s_idx = np.concatenate([np.arange(b) for b in bs])
+    padded = data.new_full((max_seq_length, batch) + tuple(data.shape[1:]), padding_value)
+    # PyTorch writes through per-step slices (its time-major result shows CopySlices); here one
+    # index_put_ on the block itself (IndexPutBackward0): an in-place write through a view leaves
+    # reference cycles in ops/inplace.py, which would keep the whole RNN graph alive until gc runs.
+    padded.index_put_((tensor(t_idx, device=data.device), tensor(s_idx, device=data.device)), data)
     if batch_first:
-        idx = idx.T
-    pad_row = data.new_full((1,) + tuple(data.shape[1:]), padding_value)
-    padded = getitem(cat([data, pad_row]), tensor(np.ascontiguousarray(idx)), _PadPacked)
-    return padded, tensor(sorted_lengths[cols])
+        padded = padded.transpose(0, 1)
+    if sequence.unsorted_indices is None:
+        return padded, tensor(sorted_lengths)
+    unsorted = sequence.unsorted_indices
+    return padded.index_select(0 if batch_first else 1, unsorted), tensor(sorted_lengths[_host(unsorted)])
 
 
 def pack_sequence(sequences: Sequence[Tensor], enforce_sorted: bool = True) -> PackedSequence:
