@@ -24,7 +24,13 @@ The file is a **zip archive** (open it with any zip tool and look) holding
 * ``tensors/<i>.npy`` — one NumPy ``.npy`` file per tensor, written with
   ``numpy.save(allow_pickle=False)`` and read back with
   ``numpy.load(allow_pickle=False)``: raw numbers with a small text header
-  (a bfloat16 tensor, a type ``.npy`` cannot name, as its bit patterns: uint16).
+  (a bfloat16 tensor, a type ``.npy`` cannot name, as its bit patterns: uint16);
+* ``storages/<k>.npy`` — only when tensors saved together share memory (see
+  below): the array they all look into, flattened, listed in the manifest's
+  ``"storages"`` (``{"file", "dtype", "numel"}``).  Such a tensor's record names
+  no file but ``"storage": k``, ``"offset"`` and ``"stride"`` (in elements), as a
+  PyTorch tensor does; :func:`load` checks that every element it would read lies
+  inside the storage.  A file with storages is format version 3.
 
 What comes back:
 
@@ -34,9 +40,12 @@ What comes back:
   not saved (a loaded tensor is a leaf), as in PyTorch;
 * the same tensor object reached twice (a shared weight) is stored once and
   comes back as *one* object, reached twice;
-* a *view* is stored as a compact contiguous copy of just its elements.  Two
-  different tensors that share memory (a tensor and a view of it) come back
-  as two independent tensors — PyTorch would keep the sharing;
+* tensors saved together that share memory (a tensor and its slices,
+  transposes or ``view``s, two views of one base) come back sharing memory, as
+  in PyTorch: writing into one changes the others.  Their base array is
+  written once, whole (as PyTorch writes the whole storage).  A view saved
+  without anything it shares memory with is stored as a compact contiguous copy
+  of just its elements (PyTorch would write its whole base);
 * a dict subclass other than ``OrderedDict`` (``defaultdict``) comes back as a
   plain ``dict``; the same list reached twice comes back as two lists.
 
@@ -59,7 +68,7 @@ import re
 import tempfile
 import zipfile
 from collections import OrderedDict
-from typing import Any, BinaryIO, Callable, Optional, Union
+from typing import Any, BinaryIO, Callable, Optional, Sequence, Union
 
 import numpy as np
 from numpy.lib import format as npy_format
@@ -78,10 +87,12 @@ from .version import __version__
 __all__ = ["save", "load"]
 
 FORMAT_NAME = "learntorch"
-FORMAT_VERSION = 2  # the newest this learntorch reads; 2 marks a pickled object (a whole Module)
+FORMAT_VERSION = 3  # the newest this learntorch reads; 2 marks a pickled object (a whole Module)
 _PICKLE_VERSION = 2
+_SHARED_VERSION = 3  # a file whose tensors share storages (older learntorch would not read those records)
 MANIFEST = "manifest.json"
 _TENSOR_FILE = re.compile(r"tensors/(0|[1-9][0-9]*)\.npy")
+_STORAGE_FILE = re.compile(r"storages/(0|[1-9][0-9]*)\.npy")
 _ZIP_MAGIC = b"PK\x03\x04"
 _MAX_MANIFEST_BYTES = 256 * 2**20  # far beyond any real object tree; a bigger one is a forged file
 
@@ -98,6 +109,8 @@ class _Writer:
         self.records: list[dict] = []
         self._ids: dict[int, int] = {}  # id(tensor) -> index in the table (a shared tensor is stored once)
         self._open: set[int] = set()    # containers being encoded (to catch cycles)
+        self.storages: list[dict] = []          # the manifest's "storages" (see share_storages)
+        self.storage_arrays: list[np.ndarray] = []
 
     def encode(self, obj: Any, path: str) -> Any:
         if obj is None or isinstance(obj, (bool, str)):
@@ -152,6 +165,64 @@ class _Writer:
                              "parameter": isinstance(t, Parameter)})
         return index
 
+    def share_storages(self) -> None:
+        """Re-record the tensors that look into one NumPy array as views of one stored storage.
+
+        Memory is shared when the arrays have the same owner (the array at the end of NumPy's
+        ``.base`` chain).  Each group of two or more such tensors (same device) gets the owner
+        written once, flattened, and each member's record ``"storage"``/``"offset"``/``"stride"``
+        instead of its own file; everything else keeps its own compact file, as before."""
+        groups: dict[tuple, list[int]] = {}
+        owners: dict[tuple, np.ndarray] = {}
+        for index, t in enumerate(self.tensors):
+            owner = _owner_array(t)
+            if owner is not None:
+                key = (id(owner), str(t.device))
+                groups.setdefault(key, []).append(index)
+                owners[key] = owner
+        for key, members in groups.items():
+            owner = owners[key]
+            layouts = {i: _layout_in(owner, self.tensors[i]._data) for i in members}
+            members = [i for i in members if layouts[i] is not None]
+            if len(members) < 2:
+                continue
+            k = len(self.storages)
+            self.storages.append({"file": f"storages/{k}.npy", "dtype": self.tensors[members[0]].dtype.name,
+                                  "numel": int(owner.size)})
+            self.storage_arrays.append(owner.reshape(-1))
+            for i in members:
+                offset, stride = layouts[i]
+                record = self.records[i]
+                del record["file"]
+                record.update(storage=k, offset=offset, stride=stride)
+
+
+def _owner_array(t: Tensor) -> Optional[np.ndarray]:
+    """The C-contiguous NumPy array that owns ``t``'s memory, or None (another backend, an
+    owner that is not one plain block of its own dtype)."""
+    data = t._data
+    if type(data) is not np.ndarray:
+        return None
+    owner = data
+    while isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    if not owner.flags.c_contiguous or owner.dtype != data.dtype:
+        return None
+    return owner
+
+
+def _layout_in(owner: np.ndarray, data: np.ndarray) -> Optional[tuple[int, list[int]]]:
+    """``data``'s offset and strides in elements of ``owner``'s flat memory, or None when they
+    are not whole elements or a stride is negative (PyTorch has no negative strides)."""
+    size = owner.itemsize
+    delta = data.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+    if delta % size or any(s % size for s in data.strides):
+        return None
+    strides = [s // size if n > 1 else max(s // size, 0) for s, n in zip(data.strides, data.shape)]
+    if any(s < 0 for s in strides) or delta < 0:
+        return None
+    return delta // size, strides
+
 
 def _unsupported(obj: Any, path: str) -> str:
     name = type(obj).__name__
@@ -175,23 +246,30 @@ def _file_dtype(dt: dtypes.dtype) -> np.dtype:
 
 
 def _npy_bytes(t: Tensor) -> bytes:
-    array = to_numpy(t.detach()._data)
+    return _array_npy_bytes(to_numpy(t.detach()._data), t.dtype)
+
+
+def _array_npy_bytes(array: np.ndarray, dt: dtypes.dtype) -> bytes:
     if not array.flags.c_contiguous:
         array = array.copy(order="C")  # a view is saved as a compact copy of its own elements
-    if array.dtype != _file_dtype(t.dtype):
-        array = array.view(_file_dtype(t.dtype))  # bfloat16: the same bytes, as uint16
+    if array.dtype != _file_dtype(dt):
+        array = array.view(_file_dtype(dt))  # bfloat16: the same bytes, as uint16
     buf = io.BytesIO()
     np.save(buf, array, allow_pickle=False)
     return buf.getvalue()
 
 
-def _write_zip(fileobj: BinaryIO, manifest: dict, tensors: list[Tensor], extra: Optional[dict] = None) -> None:
+def _write_zip(fileobj: BinaryIO, manifest: dict, tensors: list[Tensor], extra: Optional[dict] = None,
+               storages: Sequence[np.ndarray] = ()) -> None:
     with zipfile.ZipFile(fileobj, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
         zf.writestr(MANIFEST, json.dumps(manifest, indent=1, allow_nan=False))
         for member, data in (extra or {}).items():
             zf.writestr(member, data)
+        for record, array in zip(manifest.get("storages", ()), storages):
+            zf.writestr(record["file"], _array_npy_bytes(array, getattr(dtypes, record["dtype"])))
         for record, t in zip(manifest["tensors"], tensors):
-            zf.writestr(record["file"], _npy_bytes(t))
+            if "file" in record:  # (a tensor on a shared storage has none)
+                zf.writestr(record["file"], _npy_bytes(t))
 
 
 def save(obj: Any, f: FileLike) -> None:
@@ -210,14 +288,18 @@ def save(obj: Any, f: FileLike) -> None:
         extra[PICKLE_FILE] = pickle_bytes(obj, writer._tensor)
     else:
         root, version = writer.encode(obj, "obj"), 1  # every TypeError comes before anything is written
+    writer.share_storages()
     manifest = {"format": FORMAT_NAME, "version": version, "learntorch_version": __version__,
                 "root": root, "tensors": writer.records}
+    if writer.storages:
+        manifest["version"] = _SHARED_VERSION
+        manifest["storages"] = writer.storages
     if extra:
         manifest["pickle"] = PICKLE_FILE
     if not isinstance(f, (str, bytes, os.PathLike)):
         if not hasattr(f, "write"):
             raise TypeError(f"learntorch.save: f must be a path or a binary file object, got {type(f).__name__}")
-        _write_zip(f, manifest, writer.tensors, extra)
+        _write_zip(f, manifest, writer.tensors, extra, writer.storage_arrays)
         return
     path = os.fspath(f)
     path = path.decode() if isinstance(path, bytes) else path
@@ -225,7 +307,7 @@ def save(obj: Any, f: FileLike) -> None:
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
-            _write_zip(fh, manifest, writer.tensors, extra)
+            _write_zip(fh, manifest, writer.tensors, extra, writer.storage_arrays)
             fh.flush()
             os.fsync(fh.fileno())
         umask = os.umask(0)
@@ -252,7 +334,12 @@ class _Reader:
         if not isinstance(records, list):
             raise self.corrupt("its manifest has no list of tensors")
         self.records = records
+        storages = manifest.get("storages", [])
+        if not isinstance(storages, list):
+            raise self.corrupt("its manifest's storages are not a list")
+        self.storages = storages
         self.loaded: dict[int, Tensor] = {}
+        self.storage_arrays: dict[int, np.ndarray] = {}  # each storage read once, then shared
 
     def corrupt(self, problem: str) -> RuntimeError:
         return RuntimeError(f"{self.name} is a corrupt learntorch file: {problem}")
@@ -316,7 +403,8 @@ class _Reader:
         if not isinstance(record, dict):
             raise self.corrupt(f"tensor {index}'s record is not an object")
         file = record.get("file")
-        if not isinstance(file, str) or not _TENSOR_FILE.fullmatch(file):
+        on_storage = "storage" in record
+        if not on_storage and (not isinstance(file, str) or not _TENSOR_FILE.fullmatch(file)):
             # member names are never used as paths on disk, but a name we did not write is a forged file
             raise self.corrupt(f"tensor {index} points to {_short(file)}, not to a file 'tensors/<n>.npy' "
                                "inside the archive")
@@ -332,7 +420,8 @@ class _Reader:
         requires_grad = record.get("requires_grad") is True
         if requires_grad and not dt.is_floating_point:
             raise self.corrupt(f"tensor {index} of dtype {dt.name} is marked requires_grad")
-        array = self.read_npy(file, dt, tuple(shape))
+        array = self.storage_view(index, record, dt, tuple(shape)) if on_storage else \
+            self.read_npy(file, dt, tuple(shape))
         t = None
         if callable(self.map_location):  # PyTorch's map_location(storage, location), with a CPU tensor
             t = self.map_location(Tensor._make(array, CPU), saved)
@@ -345,6 +434,45 @@ class _Reader:
         if record.get("parameter") is True:
             return Parameter(t, requires_grad=requires_grad)
         return t.requires_grad_(True) if requires_grad else t
+
+    def storage_view(self, index: int, record: dict, dt: dtypes.dtype, shape: tuple) -> np.ndarray:
+        """Tensor ``index``'s array: a view into its storage (read once, shared with the other
+        tensors on it), after checking that every element it reaches lies inside the storage."""
+        k, offset, stride = record.get("storage"), record.get("offset"), record.get("stride")
+        if type(k) is not int or not 0 <= k < len(self.storages):
+            raise self.corrupt(f"tensor {index} refers to storage {_short(k)}, which is not in its table")
+        if type(offset) is not int or offset < 0:
+            raise self.corrupt(f"tensor {index} has an invalid storage offset {_short(offset)}")
+        if (not isinstance(stride, list) or len(stride) != len(shape)
+                or not all(type(s) is int and s >= 0 for s in stride)):
+            raise self.corrupt(f"tensor {index} has invalid strides {_short(stride)} for shape {list(shape)}")
+        flat = self.storage(k, dt)
+        # the last element the view reaches (an empty view reaches none, but starts inside or at the end)
+        last = offset + sum((n - 1) * s for n, s in zip(shape, stride)) if math.prod(shape) else offset - 1
+        if offset > flat.size or last >= flat.size:
+            raise self.corrupt(f"tensor {index} (offset {offset}, shape {list(shape)}, strides {stride}) reaches "
+                               f"outside its storage of {flat.size} elements")
+        size = flat.itemsize
+        return np.ndarray(shape, dtype=flat.dtype, buffer=flat, offset=offset * size,
+                          strides=[s * size for s in stride])
+
+    def storage(self, k: int, dt: dtypes.dtype) -> np.ndarray:
+        """Storage ``k`` as a flat array of dtype ``dt`` (the dtype of every tensor on it)."""
+        record = self.storages[k]
+        if not isinstance(record, dict):
+            raise self.corrupt(f"storage {k}'s record is not an object")
+        file, numel = record.get("file"), record.get("numel")
+        if not isinstance(file, str) or not _STORAGE_FILE.fullmatch(file):
+            raise self.corrupt(f"storage {k} points to {_short(file)}, not to a file 'storages/<n>.npy' "
+                               "inside the archive")
+        if record.get("dtype") != dt.name:
+            raise self.corrupt(f"storage {k} holds {_short(record.get('dtype'))} where a tensor on it says "
+                               f"{dt.name}")
+        if type(numel) is not int or numel < 0:
+            raise self.corrupt(f"storage {k} has an invalid size {_short(numel)}")
+        if k not in self.storage_arrays:
+            self.storage_arrays[k] = self.read_npy(file, dt, (numel,))
+        return self.storage_arrays[k]
 
     def read_npy(self, file: str, dt: dtypes.dtype, shape: tuple) -> np.ndarray:
         try:

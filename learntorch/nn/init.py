@@ -28,11 +28,11 @@ from ..autograd.grad_mode import no_grad
 from ..arrays import to_numpy
 from ..ops.common import new_result
 from ..tensor import Tensor
-from ..creation import empty, empty_like, eye
+from ..creation import empty, empty_like, eye, randperm
 from ..ops.pointwise import where
 
-__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "eye_", "dirac_", "xavier_uniform_",
-           "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_", "orthogonal_"]
+__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "eye_", "dirac_", "sparse_",
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_", "orthogonal_"]
 
 
 def calculate_gain(nonlinearity: str, param: Optional[float] = None) -> float:
@@ -110,6 +110,25 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
         for g in range(groups):
             for d in range(min(out_per_group, sizes[1])):
                 tensor[(g * out_per_group + d, d) + centre] = 1
+    return tensor
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Any = None) -> Tensor:
+    """A sparse 2-D matrix (Martens, 2010): N(0, std²) values, then in every column
+    ``ceil(sparsity * rows)`` of them set to zero.
+
+    The draws follow PyTorch's order, so that the same ``manual_seed`` gives the same matrix:
+    first the whole ``normal_`` fill (from ``generator``), then one ``randperm(rows)`` per column,
+    whose first entries are the rows zeroed.  As in PyTorch, the permutations come from the
+    default generator even when ``generator`` is given."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            tensor[randperm(rows)[:num_zeros], col] = 0
     return tensor
 
 

@@ -9,7 +9,8 @@ slices joined by ``cat``.  Autograd then needs nothing new -- the gradient flows
 through the multiply, the slices, the ``cat`` -- which is the point of having a
 small set of primitives.  The price: the ``grad_fn`` names are those of the parts
 (``MaskedFillBackward0``, ``CatBackward0``), not PyTorch's fused names (``TrilBackward0``...).
-``einsum`` and ``cumprod`` have their own backward.  Each also becomes a ``Tensor``
+``cumprod`` has its own backward; ``einsum`` is built, as in PyTorch, from permute, sum, mul
+and bmm.  Each also becomes a ``Tensor``
 method (``x.tril()``, ``x.roll(1)``), attached at the bottom of this file.
 """
 from __future__ import annotations
@@ -23,7 +24,6 @@ import numpy as np
 from .. import dtypes
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
-from .formula import differentiable_backward
 from .common import infer_size, new_result, numpy_aliases
 from .shape import cat, movedim
 from .indexing import index_select
@@ -200,77 +200,210 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 
 # ---------------------------------------------------------------------------- einsum
-def _parse_einsum(equation: str, n: int) -> tuple[list[str], str]:
-    equation = equation.replace(" ", "")
-    if "." in equation:
-        raise NotImplementedError("learntorch's einsum does not support '...' (ellipsis); name every dimension")
-    lhs, _, rhs = equation.partition("->")
-    inputs = lhs.split(",")
-    if len(inputs) != n:
-        raise RuntimeError(f"einsum(): more operands were provided than specified in the equation"
-                           if n > len(inputs) else "einsum(): fewer operands were provided than specified in the "
-                           "equation")
-    if "->" not in equation:  # implicit output: the letters used once, alphabetically
-        letters = "".join(inputs)
-        rhs = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
-    return inputs, rhs
+# As PyTorch does, einsum is not one kernel: it is built from diagonal, permute, sum, mul and bmm
+# (one bmm per pair of operands that share a summed letter), ending in a view that drops the
+# summed dimensions.  So autograd needs nothing new, and the result's grad_fn is PyTorch's:
+# ViewBackward0 after a contraction, MulBackward0 for a pure product, SumBackward1 or
+# PermuteBackward0 for one operand.
+_ELLIPSIS = "..."
 
 
-class Einsum(Function):
-    """Einstein summation.  The gradient for operand k is itself an einsum: the output
-    gradient contracted with all the other operands, into operand k's letters."""
+def _einsum_subscripts(text: str, offset: int, owner: str) -> list[str]:
+    """The subscripts of one operand (or of the output, ``owner == "output"``): letters, and at most
+    one ``'...'``.  ``offset`` is where ``text`` starts in the equation, for PyTorch's error index."""
+    labels: list[str] = []
+    dots = 0
+    for i, c in enumerate(text):
+        if c == " ":
+            continue
+        if c == ".":
+            if _ELLIPSIS in labels:
+                raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was already found"
+                                   if owner == "output" else
+                                   f"einsum(): found '.' for {owner} for which an ellipsis was already found")
+            dots += 1
+            if dots == 3:
+                labels.append(_ELLIPSIS)
+                dots = 0
+            continue
+        if dots:
+            break
+        if not ("a" <= c <= "z" or "A" <= c <= "Z"):
+            raise RuntimeError(f"einsum(): invalid subscript given at index {offset + i} in the equation string, "
+                               "subscripts must be in [a-zA-Z]")
+        labels.append(c)
+    if dots:
+        raise RuntimeError(f"einsum(): found '.' for {owner} that is not part of any ellipsis"
+                           + (" (...)" if owner == "output" else ""))
+    return labels
 
-    _backward_name = "EinsumBackward"
 
-    @staticmethod
-    def forward(ctx, *operands: Tensor, inputs: tuple = (), output: str = "") -> Tensor:
-        arrays = [o._data for o in operands]
-        ctx.arrays, ctx.inputs, ctx.output = arrays, inputs, output
-        ctx.save_for_backward(*operands)  # for create_graph=True: the backward is an einsum too
-        return new_result(np.asarray(np.einsum(",".join(inputs) + "->" + output, *arrays)), operands[0])
+def _einsum_labels(equation: str, operands: Sequence[Tensor]) -> tuple[list[list[Any]], list[Any]]:
+    """Each operand's label for each of its dimensions, and the output's labels.
 
-    @staticmethod
-    def backward(ctx, grad: Tensor) -> tuple:
-        grads = []
-        for k, sub in enumerate(ctx.inputs):
-            if not ctx.needs_input_grad[k]:
-                grads.append(None)
-                continue
-            if len(set(sub)) != len(sub):
-                raise NotImplementedError("learntorch's einsum backward does not support a letter repeated within "
-                                          "one operand (a diagonal); use torch.diagonal first")
-            others = [(s, a) for j, (s, a) in enumerate(zip(ctx.inputs, ctx.arrays)) if j != k]
-            present = set(ctx.output).union(*[set(s) for s, _ in others])
-            target = "".join(c for c in sub if c in present)
-            spec = ",".join([ctx.output] + [s for s, _ in others]) + "->" + target
-            shape = ctx.arrays[k].shape
-            if differentiable_backward():  # the same contraction as an operation: differentiable again
-                operands = ctx.saved_tensors
-                rest = [operands[j] for j in range(len(ctx.inputs)) if j != k]
-                g = Einsum.apply(grad, *rest, inputs=(ctx.output, *[s for s, _ in others]), output=target)
-                grads.append(g.reshape([shape[i] if c in present else 1 for i, c in enumerate(sub)])
-                             .expand(*shape).to(operands[k].dtype))
-                continue
-            g = np.einsum(spec, grad._data, *[a for _, a in others])
-            # letters only operand k has were summed away in forward: their gradient is broadcast back
-            g = np.broadcast_to(g.reshape([shape[i] if c in present else 1 for i, c in enumerate(sub)]), shape)
-            grads.append(new_result(np.ascontiguousarray(g).astype(ctx.arrays[k].dtype), grad))
-        return tuple(grads)
+    A letter is its own label; the dimensions under ``'...'`` become the integers 0..E-1, aligned
+    to the right (E is the most any operand's ellipsis covers), so that they broadcast like NumPy's
+    trailing dimensions and land in the output where its ``'...'`` is (first, in implicit mode)."""
+    lhs, arrow, rhs = equation.partition("->")
+    parts, start = [], 0
+    for k, text in enumerate(lhs.split(",")):
+        parts.append(_einsum_subscripts(text, start, f"operand {k}"))
+        start += len(text) + 1
+    if len(operands) != len(parts):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation"
+                           if len(operands) > len(parts) else
+                           "einsum(): fewer operands were provided than specified in the equation")
+    spans = []
+    for k, (labels, op) in enumerate(zip(parts, operands)):
+        letters = len(labels) - (_ELLIPSIS in labels)
+        if _ELLIPSIS not in labels and letters != op.dim():
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({letters}) does not match the "
+                               f"number of dimensions ({op.dim()}) for operand {k} and no ellipsis was given")
+        if letters > op.dim():
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({letters}) is more than the "
+                               f"number of dimensions ({op.dim()}) for operand {k}")
+        spans.append(op.dim() - letters)
+    covered = max(spans)
+    inputs = []
+    for labels, span in zip(parts, spans):
+        expanded: list[Any] = []
+        for label in labels:
+            expanded.extend(range(covered - span, covered) if label == _ELLIPSIS else [label])
+        inputs.append(expanded)
+    letters_seen = [label for labels in inputs for label in labels if isinstance(label, str)]
+    if not arrow:  # implicit output: the ellipsis, then the letters used once, in alphabetical order
+        return inputs, list(range(covered)) + sorted(c for c in set(letters_seen) if letters_seen.count(c) == 1)
+    output: list[Any] = []
+    for label in _einsum_subscripts(rhs, len(lhs) + 2, "output"):
+        if label == _ELLIPSIS:
+            output.extend(range(covered))
+            continue
+        if label not in letters_seen:
+            raise RuntimeError(f"einsum(): output subscript {label} does not appear in the equation for any input "
+                               "operand")
+        if label in output:
+            raise RuntimeError(f"einsum(): output subscript {label} appears more than once in the output")
+        output.append(label)
+    return inputs, output
+
+
+def _check_einsum_sizes(inputs: list[list[Any]], operands: Sequence[Tensor]) -> None:
+    """Each label's size, checking PyTorch's rules: a letter repeated within one operand has one size;
+    across operands the sizes are equal or 1 (size 1 broadcasts)."""
+    sizes: dict = {}
+    for k, (labels, op) in enumerate(zip(inputs, operands)):
+        own: dict = {}
+        for label, size in zip(labels, op.shape):
+            if label in own and own[label] != size:
+                raise RuntimeError(f"einsum(): subscript {label} is repeated for operand {k} but the sizes don't "
+                                   f"match, {size} != {own[label]}")
+            own[label] = size
+        for d, (label, size) in enumerate(zip(labels, op.shape)):
+            seen = sizes.get(label, 1)
+            if size != 1 and seen != 1 and size != seen:
+                if isinstance(label, str):
+                    raise RuntimeError(f"einsum(): subscript {label} has size {size} for operand {k} which does not "
+                                       f"broadcast with previously seen size {seen}")
+                raise RuntimeError(f"einsum(): dimension {d} covered by ellipsis in operand {k}has size {size} which "
+                                   f"does not broadcast with previously seen ellipsis with size {seen} for the "
+                                   "respective dimension")
+            if size != 1 or label not in sizes:
+                sizes[label] = size
+
+
+def _einsum_diagonal(x: Tensor, labels: list[Any]) -> tuple[Tensor, list[Any]]:
+    """A letter repeated within one operand (``'ii'``) reads the diagonal: the two dimensions become
+    one, moved to the end (as ``diagonal`` does)."""
+    labels = list(labels)
+    while len(set(labels)) != len(labels):
+        first = next(i for i, label in enumerate(labels) if labels.count(label) > 1)
+        second = labels.index(labels[first], first + 1)
+        x = x.diagonal(0, first, second)
+        labels = [label for i, label in enumerate(labels) if i not in (first, second)] + [labels[first]]
+    return x, labels
+
+
+def _sumproduct_pair(a: Tensor, b: Tensor, summed: list[int]) -> Tensor:
+    """``(a * b).sum(summed, keepdim=True)`` as one bmm, for two tensors of the same rank.
+
+    Dimensions are grouped as batch (both sizes not 1), left-only, right-only and summed; ``a``
+    becomes (batch, left, summed), ``b`` (batch, summed, right); the bmm's result is viewed back
+    into the groups and permuted to the original dimension order."""
+    rank = a.dim()
+    kept = [d for d in range(rank) if d not in summed]
+    batch = [d for d in kept if a.shape[d] != 1 and b.shape[d] != 1]
+    left = [d for d in kept if a.shape[d] != 1 and b.shape[d] == 1]
+    right = [d for d in kept if a.shape[d] == 1 and b.shape[d] != 1]
+    ones = [d for d in kept if a.shape[d] == 1 and b.shape[d] == 1]
+    if left and right and max(right) < max(left):  # b's dimensions end first: bmm(b, a) lays them out in order
+        return _sumproduct_pair(b, a, summed)
+
+    def size(t: Tensor, dims: list[int]) -> int:
+        return math.prod(t.shape[d] for d in dims)
+
+    # (a is 1 long on the right-only dimensions and b on the left-only ones: they go with the ones)
+    lhs = a.permute(*batch, *left, *summed, *right, *ones).reshape(size(a, batch), size(a, left), size(a, summed))
+    rhs = b.permute(*batch, *summed, *right, *left, *ones).reshape(size(b, batch), size(b, summed), size(b, right))
+    product = lhs.bmm(rhs).view(*[a.shape[d] for d in batch + left], *[b.shape[d] for d in right],
+                                *[1] * (len(summed) + len(ones)))
+    order = batch + left + right + summed + ones
+    return product.permute(*[order.index(d) for d in range(rank)])
 
 
 def einsum(equation: str, *operands: Any) -> Tensor:
-    """``einsum("ij,jk->ik", a, b)``: multiply the operands, summing the letters absent from the output."""
+    """``einsum("ij,jk->ik", a, b)``: multiply the operands, summing the letters absent from the output.
+
+    ``'...'`` stands for the dimensions no letter names (they broadcast); a letter repeated in one
+    operand takes a diagonal.  Built from differentiable operations, as in PyTorch (see above)."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    inputs, output = _parse_einsum(equation, len(operands))
-    for sub, op in zip(inputs, operands):
-        if len(sub) != op.dim():
-            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(sub)}) does not match the "
-                               f"number of dimensions ({op.dim()}) for operand {operands.index(op)} and no ellipsis "
-                               "was given")
-    if any(op.device.type != "cpu" for op in operands):
-        raise NotImplementedError("learntorch's einsum runs on the CPU (NumPy) only")
-    return Einsum.apply(*operands, inputs=tuple(inputs), output=output)
+    if not operands:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list")
+    inputs, output = _einsum_labels(equation, operands)
+    _check_einsum_sizes(inputs, operands)
+    if len(operands) == 1:
+        x, labels = _einsum_diagonal(operands[0], inputs[0])
+        summed = [label for label in labels if label not in output]
+        x = x.permute(*[labels.index(label) for label in output + summed])
+        return x.sum(list(range(len(output), len(labels)))) if summed else x
+
+    # every operand is laid out on one common order of labels (the output's, then the summed ones),
+    # with a size-1 dimension for each label it lacks
+    summed_labels = list(dict.fromkeys(label for labels in inputs for label in labels if label not in output))
+    order = output + summed_labels
+    last_use = {label: k for k, labels in enumerate(inputs) for label in labels}
+    aligned = []
+    for k, (op, labels) in enumerate(zip(operands, inputs)):
+        x, labels = _einsum_diagonal(op, labels)
+        alone = [d for d, label in enumerate(labels) if label not in output
+                 and all(label not in other for j, other in enumerate(inputs) if j != k)]
+        if alone:  # a letter only this operand has is summed at once
+            x = x.sum(alone)
+            labels = [label for d, label in enumerate(labels) if d not in alone]
+        x = x.permute(*sorted(range(len(labels)), key=lambda d: order.index(labels[d])))
+        for d, label in enumerate(order):
+            if label not in labels:
+                x = x.unsqueeze(d)
+        aligned.append(x)
+
+    result = aligned[0]
+    for k in range(1, len(aligned)):
+        b = aligned[k]
+        both, only_a, only_b = [], [], []
+        for d in range(len(output), len(order)):  # a summed label whose last operand is this one
+            if last_use[order[d]] != k:
+                continue
+            big_a, big_b = result.shape[d] != 1, b.shape[d] != 1
+            (both if big_a and big_b else only_a if big_a else only_b if big_b else []).append(d)
+        if only_a:
+            result = result.sum(only_a, keepdim=True)
+        if only_b:
+            b = b.sum(only_b, keepdim=True)
+        result = _sumproduct_pair(result, b, both) if both else result * b
+    if len(order) > len(output):  # the summed dimensions are size 1 now: drop them
+        result = result.view(*result.shape[:len(output)])
+    return result
 
 
 # ---------------------------------------------------------------------------- sets, erf, logic

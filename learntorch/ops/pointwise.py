@@ -743,9 +743,8 @@ def _sign_kernel(xp: Any, a: Any) -> Any:
     if a.dtype == bool:
         return xp.asarray(a, copy=True)
     out = xp.sign(a)
-    if out.dtype.kind == "f":
-        out = xp.where(out != out, 0, out).astype(out.dtype, copy=False)
-    return out
+    nan = out != out  # (False everywhere for integers)
+    return xp.where(nan, xp.zeros_like(out), out)
 
 
 def sign(input: Tensor) -> Tensor:

@@ -173,3 +173,30 @@ def test_default_layer_initialisation_distribution():
     assert abs(t.std() - math.sqrt(2 / 200)) < 0.01 * math.sqrt(2 / 200)
     for shape in [(3, 4), (4, 3), (4, 4)]:
         np.testing.assert_array_equal(lt.nn.init.eye_(lt.empty(shape)).numpy(), np.eye(*shape, dtype=np.float32))
+
+
+@pytest.mark.parametrize("shape,sparsity", [((3, 5), 0.5), ((10, 4), 0.1), ((6, 3), 0.0), ((4, 2), 1.0),
+                                            ((20, 7), 0.33)], ids=str)
+def test_sparse_draws_pytorchs_numbers(torch_oracle, draws_bit_exact, shape, sparsity):
+    """normal_ first, then one randperm per column (from the default generator): the same zeros
+    in the same places, the same values, and the generator left in the same state."""
+    def run(T_):
+        T_.manual_seed(4)
+        t = T_.empty(shape)
+        out = T_.nn.init.sparse_(t, sparsity, std=0.5)
+        return out is t, t == 0, t, T_.rand(2)
+    check_both(run, torch_oracle, exact=math.prod(shape) < 16 or draws_bit_exact, rtol=None, atol=None)
+
+
+def test_sparse_with_a_generator_still_permutes_from_the_default_one(torch_oracle):
+    def run(T_):
+        T_.manual_seed(9)
+        t = T_.nn.init.sparse_(T_.empty(3, 4), 0.4, generator=T_.Generator().manual_seed(2))
+        return t == 0, t, T_.rand(2)
+    check_both(run, torch_oracle, exact=True)
+
+
+@pytest.mark.parametrize("shape", [(5,), (2, 3, 4)], ids=str)
+def test_sparse_refuses_a_tensor_that_is_not_2d(torch_oracle, shape):
+    raises_both(lambda T_: T_.nn.init.sparse_(T_.empty(shape), 0.5), torch_oracle,
+                match="Only tensors with 2 dimensions are supported")

@@ -189,20 +189,147 @@ def test_shared_tensor_saved_once_and_restored_as_one_object():
     assert isinstance(out["encoder"], nn.Parameter)
 
 
-def test_views_are_saved_compactly_as_contiguous_copies():
+def test_a_view_saved_alone_is_a_compact_contiguous_copy():
+    big = lt.arange(10000, dtype=lt.float32).reshape(100, 100)
+    col = big[:, 7]
+    assert not col.is_contiguous()
+    buf = io.BytesIO()
+    lt.save({"col": col}, buf)
+    assert len(buf.getvalue()) < 2000, "a view saved alone must not drag its whole base (40 kB) into the file"
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
+        assert "storages" not in json.loads(zf.read("manifest.json")), "nothing shared: the old format"
+    buf.seek(0)
+    out = lt.load(buf)["col"]
+    same_tensor(out, col)
+    assert out.is_contiguous()
+
+
+def _saved_and_loaded(obj):
+    buf = io.BytesIO()
+    lt.save(obj, buf)
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as zf:
+        manifest = json.loads(zf.read("manifest.json"))
+    buf.seek(0)
+    return manifest, lt.load(buf)
+
+
+def test_views_saved_together_share_memory_after_load():
+    """As in PyTorch: views of one base saved together come back as views of one storage."""
     big = lt.arange(10000, dtype=lt.float32).reshape(100, 100)
     row, col, tr = big[3], big[:, 7], big[:4, :3].t()
-    assert not col.is_contiguous() and not tr.is_contiguous()
-    buf = io.BytesIO()
-    lt.save([row, col, tr], buf)
-    assert len(buf.getvalue()) < 4000, "a view must not drag its whole base (40 kB) into the file"
-    buf.seek(0)
-    out = lt.load(buf)
-    for a, b in zip(out, [row, col, tr]):
+    manifest, out = _saved_and_loaded([big, row, col, tr])
+    assert manifest["version"] == 3 and len(manifest["storages"]) == 1
+    assert all("file" not in r and r["storage"] == 0 for r in manifest["tensors"])
+    for a, b in zip(out, [big, row, col, tr]):
         same_tensor(a, b)
-        assert a.is_contiguous()
-    out[0][0] = -1.0  # independent copies: the sharing between views is not kept (documented)
-    assert out[1][3].item() == 307.0 and big[3, 0].item() == 300.0
+    assert out[2].stride() == col.stride() and out[3].stride() == tr.stride()
+    out[1][7] = -1.0  # row 3, column 7: seen by the base and by the column view
+    assert out[0][3, 7].item() == -1.0 and out[2][3].item() == -1.0
+    out[3][2, 1] = -2.0  # the transpose's [2, 1] is big[1, 2]
+    assert out[0][1, 2].item() == -2.0
+    assert big[3, 7].item() == 307.0, "the saved tensors are not touched"
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: [x, x[0]],
+    lambda x: [x[0], x[1]],                         # two views of a base that is not saved
+    lambda x: [x.t(), x],
+    lambda x: {"a": x.view(-1), "b": x.detach()},   # same memory, different tensor objects
+    lambda x: [x[:, 1:], x.expand(2, 3, 3)[1]],
+], ids=["slice", "two-slices", "transpose", "view-detach", "expand"])
+def test_sharing_matches_torch(torch_oracle, make):
+    """Writing into the first loaded tensor changes the others exactly as in PyTorch."""
+    def run(T):
+        x = T.arange(9, dtype=T.float32).reshape(3, 3)
+        buf = io.BytesIO()
+        T.save(make(x), buf)
+        buf.seek(0)
+        out = T.load(buf)
+        out = list(out.values()) if isinstance(out, dict) else out
+        first = out[0] if out[0].dim() == 2 else out[0].unsqueeze(0)
+        first[0, 1] = -5.0  # one element of the first loaded tensor
+        return [(o.tolist(), o.stride()) for o in out]
+    assert run(lt) == run(torch_oracle)
+
+
+def test_views_of_a_parameter_share_memory_and_keep_their_kinds():
+    w = nn.Parameter(lt.randn(3, 4))
+    _, out = _saved_and_loaded({"w": w, "flat": w.view(-1), "row": w[1].detach()})
+    assert isinstance(out["w"], nn.Parameter) and out["flat"].requires_grad and out["flat"].is_leaf
+    assert not out["row"].requires_grad
+    with lt.no_grad():
+        out["w"][1, 2] = 42.0
+    assert out["flat"][6].item() == 42.0 and out["row"][2].item() == 42.0
+
+
+def test_same_tensor_twice_is_one_object_and_keeps_the_old_format():
+    x = lt.randn(3)
+    manifest, out = _saved_and_loaded([x, x])
+    assert out[0] is out[1] and "storages" not in manifest and manifest["version"] == 1
+
+
+def test_bfloat16_views_share_memory():
+    x = lt.arange(6, dtype=lt.float32).to(lt.bfloat16).reshape(2, 3)
+    _, out = _saved_and_loaded([x, x[1]])
+    assert out[1].dtype is lt.bfloat16
+    out[1][0] = 9.0
+    assert out[0][1, 0].item() == 9.0
+
+
+def _shared_manifest(storage_numel=6, offset=0, shape=(2, 3), stride=(3, 1), **storage_extra):
+    storage = {"file": "storages/0.npy", "dtype": "float32", "numel": storage_numel}
+    storage.update(storage_extra)
+    record = {"storage": 0, "offset": offset, "shape": list(shape), "stride": list(stride), "dtype": "float32",
+              "device": "cpu", "requires_grad": False, "parameter": False}
+    return {"format": "learntorch", "version": 3, "root": {"kind": "tensor", "id": 0}, "tensors": [record],
+            "storages": [storage]}
+
+
+def test_a_handmade_shared_storage_file_loads():
+    out = lt.load(make_zip(_shared_manifest(offset=1, shape=(2, 2), stride=(3, 1)),
+                           {"storages/0.npy": npy(np.arange(6, dtype=np.float32))}))
+    np.testing.assert_array_equal(out.numpy(), [[1.0, 2.0], [4.0, 5.0]])
+
+
+@pytest.mark.parametrize("change, match", [
+    (dict(offset=1), "reaches outside its storage of 6 elements"),
+    (dict(shape=(3, 3)), "reaches outside its storage"),
+    (dict(stride=(4, 1)), "reaches outside its storage"),
+    (dict(offset=7, shape=(0,), stride=(1,)), "reaches outside its storage"),
+    (dict(offset=-1), "invalid storage offset"),
+    (dict(stride=(3, -1)), "invalid strides"),
+    (dict(stride=(3,)), "invalid strides"),
+    (dict(stride=(3.0, 1)), "invalid strides"),
+    (dict(storage_numel=100), r"storages/0.npy has shape \(6,\) where the manifest says \(100,\)"),
+    (dict(file="../evil.npy"), "not to a file 'storages/<n>.npy'"),
+    (dict(file="tensors/0.npy"), "not to a file 'storages/<n>.npy'"),
+    (dict(dtype="float64"), "holds 'float64' where a tensor on it says float32"),
+], ids=["offset", "shape", "stride", "empty-offset", "negative-offset", "negative-stride", "stride-rank",
+        "float-stride", "numel", "evil-file", "tensor-file", "dtype"])
+def test_forged_storage_records_are_refused(change, match):
+    kw = {"file": change.pop("file")} if "file" in change else {}
+    kw.update({"dtype": change.pop("dtype")} if "dtype" in change else {})
+    data = {"storages/0.npy": npy(np.arange(6, dtype=np.float32)), "tensors/0.npy": npy(np.ones(6, np.float32))}
+    with pytest.raises(RuntimeError, match="corrupt learntorch file: .*" + match):
+        lt.load(make_zip(_shared_manifest(**change, **kw), data))
+
+
+def test_a_missing_storage_reference_is_refused():
+    manifest = _shared_manifest()
+    manifest["tensors"][0]["storage"] = 1
+    with pytest.raises(RuntimeError, match="refers to storage 1, which is not in its table"):
+        lt.load(make_zip(manifest, {"storages/0.npy": npy(np.arange(6, dtype=np.float32))}))
+
+
+def test_shared_storages_load_with_weights_only_and_map_location():
+    x = lt.arange(4.0).reshape(2, 2)
+    buf = io.BytesIO()
+    lt.save({"x": x, "col": x[:, 0]}, buf)
+    for kw in ({"weights_only": True}, {"weights_only": False}, {"map_location": "cpu"}):
+        buf.seek(0)
+        out = lt.load(buf, **kw)
+        out["col"][1] = 10.0
+        assert out["x"][1, 0].item() == 10.0
 
 
 def test_file_objects_paths_and_non_seekable_streams(tmp_path):
