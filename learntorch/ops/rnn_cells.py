@@ -114,6 +114,15 @@ def _lstm_gate_grads(m: Any, gates: tuple, cv: Any, dc: Any, d_o: Any) -> tuple:
     return d_gates, dc * f
 
 
+def _lstm_forward(ctx: Any, gi: Tensor, gh: Tensor, c: Tensor) -> tuple:
+    """The gates on the arrays, and what both LSTM Functions' backwards need kept on ``ctx``;
+    returns ``(o, c', tanh c')`` as arrays."""
+    i, f, g, o, c_new, tc = _lstm_gates(array_math(c._backend.xp), gi._data + gh._data, c._data)
+    ctx.save_for_backward(gi, gh, c)
+    ctx.gates = (i, f, g, o, tc)
+    return o, c_new, tc
+
+
 class LstmCell(Function):
     """``c' = f·c + i·g``, ``h' = o·tanh(c')`` with the gates of ``gi + gh`` (the input and the
     hidden part, each (N, 4H)); returns ``(h', c')``.
@@ -126,10 +135,7 @@ class LstmCell(Function):
 
     @staticmethod
     def forward(ctx, gi: Tensor, gh: Tensor, c: Tensor) -> tuple:
-        m = array_math(c._backend.xp)
-        i, f, g, o, c_new, tc = _lstm_gates(m, gi._data + gh._data, c._data)
-        ctx.save_for_backward(gi, gh, c)
-        ctx.gates = (i, f, g, o, tc)
+        o, c_new, tc = _lstm_forward(ctx, gi, gh, c)
         return new_result(o * tc, c), new_result(c_new, c)
 
     @staticmethod
@@ -160,10 +166,7 @@ class LstmCellState(Function):
 
     @staticmethod
     def forward(ctx, gi: Tensor, gh: Tensor, c: Tensor) -> tuple:
-        m = array_math(c._backend.xp)
-        i, f, g, o, c_new, tc = _lstm_gates(m, gi._data + gh._data, c._data)
-        ctx.save_for_backward(gi, gh, c)
-        ctx.gates = (i, f, g, o, tc)
+        o, c_new, tc = _lstm_forward(ctx, gi, gh, c)
         return new_result(c_new, c), new_result(o, c), new_result(tc, c)
 
     @staticmethod

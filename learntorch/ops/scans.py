@@ -27,9 +27,9 @@ from ..arrays import to_numpy, transfer
 from ..autograd.function import Function
 from ..device import CPU
 from ..tensor import Tensor, _wrap_dim
-from .indexing import scatter_into_zeros
 from .pointwise import where
 from .reduction import _return_type
+from .sorting import Sort
 
 __all__ = ["cummax", "cummin", "logcumsumexp", "renorm"]
 
@@ -92,12 +92,8 @@ class Cummax(Function):
         ctx.dim, ctx.shape = dim, tuple(x.shape)
         return _to_device(values, x), indices
 
-    @staticmethod
-    def backward(ctx, grad: Tensor, _grad_indices: Any = None) -> tuple:
-        (indices,) = ctx.saved_tensors
-        if not ctx.shape:
-            return grad, None, None
-        return scatter_into_zeros(grad, ctx.shape, ctx.dim, indices), None, None
+    # Each value's gradient goes back to where the value came from, as for sort (same ctx fields).
+    backward = staticmethod(Sort.backward)
 
 
 class Cummin(Cummax):
