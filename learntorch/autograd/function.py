@@ -471,6 +471,9 @@ def _link(ctx: BackwardFunction, cls: type, args: tuple, outs: tuple, dirty: tup
         out._set_history(ctx, nr)
     ctx._output_meta = tuple(output_meta)
     _forget_saved_outputs(ctx, tuple(o for o in outs if isinstance(o, Tensor) and o.grad_fn is ctx))
+    # A dirty tensor now has ``ctx`` as its grad_fn: keeping it on ``ctx`` would be a reference cycle
+    # (tensor -> node -> tensor), and the graph would live on until the garbage collector ran.
+    ctx._dirty = ()
     return tuple(outs)
 
 

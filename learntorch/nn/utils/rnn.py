@@ -229,10 +229,10 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, pad
     order, ``lengths`` an int64 CPU tensor.  ``total_length`` pads to that many time steps
     (useful when the padded length must match the input's, e.g. under ``DataParallel``).
 
-    Built in PyTorch's three steps, so that ``padded.grad_fn`` is PyTorch's: the rows are written
-    into a time-major block of padding (PyTorch: ``CopySlices``, here ``IndexPutBackward0``), which is turned to batch-first if asked
-    (``TransposeBackward0``: a view, not contiguous, as in PyTorch) and put back in the batch's
-    original order if the packing sorted it (``IndexSelectBackward0``)."""
+    Built in PyTorch's three steps, so that ``padded.grad_fn`` is PyTorch's: the rows are copied
+    into a time-major block of padding through a view of it (``CopySlices``), which is turned to
+    batch-first if asked (``TransposeBackward0``: a view, not contiguous, as in PyTorch) and put
+    back in the batch's original order if the packing sorted it (``IndexSelectBackward0``)."""
     data, batch_sizes = sequence.data, sequence.batch_sizes
     max_seq_length = batch_sizes.size(0)
     if total_length is not None:
@@ -248,10 +248,10 @@ def pad_packed_sequence(sequence: PackedSequence, batch_first: bool = False, pad
     t_idx = np.repeat(np.arange(len(bs)), bs)
     s_idx = np.concatenate([np.arange(b) for b in bs])
     padded = data.new_full((max_seq_length, batch) + tuple(data.shape[1:]), padding_value)
-    # PyTorch writes through per-step slices (its time-major result shows CopySlices); here one
-    # index_put_ on the block itself (IndexPutBackward0): an in-place write through a view leaves
-    # reference cycles in ops/inplace.py, which would keep the whole RNN graph alive until gc runs.
-    padded.index_put_((tensor(t_idx, device=data.device), tensor(s_idx, device=data.device)), data)
+    # PyTorch copies each run of equal batch sizes into a slice of the block, so its result's
+    # grad_fn is CopySlices (a write through a view).  One index_put_ through a view of the whole
+    # block gives the same node for one write instead of one per run (an RNN step's cost).
+    padded[:].index_put_((tensor(t_idx, device=data.device), tensor(s_idx, device=data.device)), data)
     if batch_first:
         padded = padded.transpose(0, 1)
     if sequence.unsorted_indices is None:
