@@ -4,12 +4,12 @@ Mixed precision runs some operations in a 16-bit float to save time and memory
 on a GPU, and scales the loss (``GradScaler``) so that small float16 gradients
 do not underflow to zero.
 
-learntorch computes in the dtypes of the tensors, always: ``autocast`` is a
-context manager (and decorator) that validates its arguments, answers
-``is_autocast_enabled`` / ``get_autocast_dtype`` as PyTorch does, and disables
-itself with PyTorch's warnings where PyTorch would (CUDA unavailable, a dtype CPU
-autocast does not support); where PyTorch *would* lower precision, learntorch
-warns once that it keeps float32, since the numbers then differ from torch's.
+``autocast`` is a context manager (and decorator) that validates its arguments, answers
+``is_autocast_enabled`` / ``get_autocast_dtype`` as PyTorch does, and disables itself
+with PyTorch's warnings where PyTorch would (CUDA unavailable, a dtype CPU autocast does
+not support).  Inside it, the operations PyTorch lists cast their arguments: matrix
+products and convolutions down to bfloat16 (float16 on a GPU), losses up to float32
+(``ops/autocast.py`` has the lists; the switches are ``autocast_state.py``).
 
 ``GradScaler`` is PyTorch's algorithm, whole: ``scale`` multiplies by the scale
 (65536 to start), ``unscale_`` divides the gradients and looks for inf/NaN,
@@ -26,7 +26,7 @@ import warnings
 from collections import defaultdict
 from typing import Any, Callable, Optional
 
-from . import cuda, dtypes
+from . import autocast_state, cuda, dtypes
 from .tensor import Tensor
 from .dtype_bfloat16 import bfloat16
 from .creation import tensor
@@ -36,7 +36,7 @@ __all__ = ["autocast", "GradScaler", "is_autocast_available", "is_autocast_enabl
 
 _TORCH_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
                        "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
-_state: dict[str, list] = {"cpu": [False, None], "cuda": [False, None]}  # enabled, dtype (None: default)
+_state = autocast_state.STATE  # per device type: [enabled, dtype (None: default), cache_enabled]
 
 
 def _default_dtype(device_type: str) -> dtypes.dtype:
@@ -58,9 +58,6 @@ def get_autocast_dtype(device_type: str) -> dtypes.dtype:
     if device_type not in _state:
         raise RuntimeError(f"unsupported device type for autocast: {device_type}")
     return _state[device_type][1] or _default_dtype(device_type)
-
-
-_warned_precision = [False]
 
 
 class autocast:
@@ -101,19 +98,20 @@ class autocast:
 
     def __enter__(self) -> "autocast":
         self._prev = list(_state[self.device]) if self.device in _state else None
-        if self._prev is not None and self._enabled:
-            _state[self.device] = [True, self.fast_dtype]
-            if not _warned_precision[0]:
-                _warned_precision[0] = True
-                warnings.warn(f"learntorch's autocast does not lower precision: inside it operations keep their "
-                              f"dtypes (float32), where PyTorch would compute matmuls and convolutions in "
-                              f"{self.fast_dtype}, so results differ from torch's in the last digits",
-                              UserWarning, stacklevel=2)
+        if self._prev is not None:
+            _state[self.device] = [self._enabled, self.fast_dtype, self._cache_enabled]  # (as PyTorch: the
+            # dtype is set even when this region is disabled)
+        autocast_state.DEPTH[0] += 1
+        autocast_state.refresh()
         return self
 
     def __exit__(self, *exc: Any) -> None:
         if self._prev is not None:
             _state[self.device] = self._prev
+        autocast_state.DEPTH[0] -= 1
+        if autocast_state.DEPTH[0] == 0:  # the outermost region ends: its casts of the weights go
+            autocast_state.CACHE.clear()
+        autocast_state.refresh()
 
     def __call__(self, func: Callable) -> Callable:
         """As a decorator: ``func`` runs inside this autocast."""

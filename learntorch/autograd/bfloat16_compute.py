@@ -90,6 +90,11 @@ def has_bfloat16(args: tuple, kwargs: dict) -> bool:
     return False
 
 
+# Operations whose result has the input's dtype whatever the dtype of their parameters: batch
+# norm of a bfloat16 batch with float32 weight and running statistics is bfloat16 in PyTorch.
+_RESULT_IN_INPUT_DTYPE = {"NativeBatchNormBackward0"}
+
+
 def stand_ins(cls_name: str, args: tuple, kwargs: dict, Tensor: type) -> Optional[tuple[tuple, dict, dict]]:
     """``(args, kwargs, originals)`` for the operation whose backward is named ``cls_name``, with
     every bfloat16 tensor replaced by a float32 stand-in (``originals`` maps a stand-in's ``id`` to
@@ -109,7 +114,8 @@ def stand_ins(cls_name: str, args: tuple, kwargs: dict, Tensor: type) -> Optiona
             return None  # an explicit dtype: the operation decides its result dtype itself
         elif isinstance(a, (list, tuple)) and any(isinstance(x, Tensor) for x in a):
             return None  # tensors inside a list (cat, stack): moving numbers, exact as it is
-    if node._saved_hooks_stack or dtypes.result_type(*tensors) is not bfloat16:
+    decider = tensors[:1] if cls_name in _RESULT_IN_INPUT_DTYPE else tensors
+    if node._saved_hooks_stack or not decider or dtypes.result_type(*decider) is not bfloat16:
         return None
     originals: dict[int, tuple[Tensor, Tensor]] = {}
 

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from typing import Optional, Sequence, Union
 
+from .. import autocast_state
+from ..ops.autocast import lower_precision
 from ..autograd.function import Function
 from ..ops.common import new_result
 from ..tensor import Tensor
@@ -78,6 +80,8 @@ class Convolution1d(Function):
 def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrSeq = 1,
            padding: Union[IntOrSeq, str] = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
     """1-D convolution of ``input`` ``(N, C, L)`` -- or ``(C, L)`` -- with ``weight`` ``(out, C/groups, k)``."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in its lower precision (ops/autocast.py)
+        return lower_precision(conv1d, input, weight, bias, stride, padding, dilation, groups)
     if input.dim() not in (2, 3):
         raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: "
                            f"{list(input.shape)}")
@@ -175,6 +179,9 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
                      dilation: IntOrSeq = 1) -> Tensor:
     """Transposed 1-D convolution of ``(N, C_in, L)`` with ``weight`` ``(C_in, C_out/groups, k)``:
     output length ``(L-1)·stride - 2·padding + dilation·(k-1) + output_padding + 1``."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in its lower precision (ops/autocast.py)
+        return lower_precision(conv_transpose1d, input, weight, bias, stride, padding, output_padding, groups,
+                               dilation)
     if input.dim() == 2:
         return conv_transpose1d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups,
                                 dilation).squeeze(0)
@@ -186,6 +193,9 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
                      padding: IntOrSeq = 0, output_padding: IntOrSeq = 0, groups: int = 1,
                      dilation: IntOrSeq = 1) -> Tensor:
     """Transposed 2-D convolution of ``(N, C_in, H, W)`` with ``weight`` ``(C_in, C_out/groups, kh, kw)``."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in its lower precision (ops/autocast.py)
+        return lower_precision(conv_transpose2d, input, weight, bias, stride, padding, output_padding, groups,
+                               dilation)
     if input.dim() == 3:
         return conv_transpose2d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups,
                                 dilation).squeeze(0)

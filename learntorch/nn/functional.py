@@ -24,6 +24,8 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
+from .. import autocast_state
+from ..ops.autocast import float32_precision, lower_precision
 from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
@@ -532,6 +534,8 @@ class MseLoss(Function):
 def mse_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
              reduction: str = "mean", weight: Optional[Tensor] = None) -> Tensor:
     """Mean squared error ``mean((input - target)²)`` (or its sum, or element-wise with 'none')."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(mse_loss, input, target, size_average, reduce, reduction, weight)
     _warn_size(input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_get_string(size_average, reduce)
@@ -545,6 +549,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
 def l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None, reduce: Optional[bool] = None,
             reduction: str = "mean", weight: Optional[Tensor] = None) -> Tensor:
     """Mean absolute error ``mean(|input - target|)`` (composed of ``sub``, ``abs``, ``mean``, as in PyTorch)."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(l1_loss, input, target, size_average, reduce, reduction, weight)
     _warn_size(input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_get_string(size_average, reduce)
@@ -664,6 +670,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
              ignore_index: int = -100, reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     """Negative log likelihood of class-index targets, given log-probabilities ``input``
     (N, C) or (N, C, d1, …): ``-input[n, target[n]]``, averaged over the counted targets."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(nll_loss, input, target, weight, size_average, ignore_index, reduce, reduction)
     reduction = _get_reduction(reduction, size_average, reduce)
     check_same_device(*(t for t in (input, target, weight) if t is not None))
     if input.ndim < 1:
@@ -721,6 +729,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
 
     ``label_smoothing=ε`` mixes the target with the uniform distribution:
     ``(1-ε)·loss + ε·mean over classes of -log_softmax``."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(cross_entropy, input, target, weight, size_average, ignore_index, reduce, reduction,
+                                 label_smoothing)
     reduction = _get_reduction(reduction, size_average, reduce)
     class_dim = 0 if input.ndim == 1 else 1
     if tuple(input.shape) == tuple(target.shape):
@@ -846,6 +857,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Opti
                                      reduction: str = "mean", pos_weight: Optional[Tensor] = None) -> Tensor:
     """Binary cross-entropy of the logits ``input`` (no sigmoid layer before it: it is built in,
     stably).  ``pos_weight`` weighs the positive examples (per class, broadcast)."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(binary_cross_entropy_with_logits, input, target, weight, size_average, reduce,
+                                 reduction, pos_weight)
     reduction = _get_reduction(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
@@ -893,6 +907,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor]
                          reduction: str = "mean") -> Tensor:
     """Binary cross-entropy of probabilities ``input`` in [0, 1] (after a sigmoid).  Prefer
     :func:`binary_cross_entropy_with_logits`, which is stable for large logits."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(binary_cross_entropy, input, target, weight, size_average, reduce, reduction)
     reduction = _get_reduction(reduction, size_average, reduce)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.size()}) that is different to the input size "
@@ -954,6 +970,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] =
                    reduce: Optional[bool] = None, reduction: str = "mean", beta: float = 1.0) -> Tensor:
     """Quadratic ``0.5·d²/β`` for small errors ``d = |input - target| < β``, linear ``d - β/2``
     beyond: the gradient of an outlier is capped at 1."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(smooth_l1_loss, input, target, size_average, reduce, reduction, beta)
     _warn_size(input, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_get_string(size_average, reduce)
@@ -969,6 +987,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: Optional[bool] =
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Optional[Tensor] = None) -> Tensor:
     """``0.5·d²`` for ``d < δ``, ``δ·(d - δ/2)`` beyond (smooth_l1_loss times β = δ)."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(huber_loss, input, target, reduction, delta, weight)
     _warn_size(input, target)
     input, target = _broadcast_pair(input, target)
     if weight is not None:
@@ -983,6 +1003,8 @@ def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None, r
     """KL(target ‖ exp(input)) with ``input`` given as log-probabilities: ``Σ t·(log t - input)``.
     ``reduction='batchmean'`` divides the sum by the batch size -- the true KL divergence;
     'mean' divides by the number of elements (PyTorch warns about it, and so does this)."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(kl_div, input, target, size_average, reduce, reduction, log_target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_get_string(size_average, reduce)
     if reduction == "mean":
@@ -1037,6 +1059,8 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, ``weight·x`` elsewhere; ``weight`` holds one slope per channel (dim 1)
     or a single one."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in its lower precision (ops/autocast.py)
+        return lower_precision(prelu, input, weight)
     w = weight
     if weight.numel() > 1 and input.dim() > 1:
         w = weight.reshape((1, -1) + (1,) * (input.dim() - 2))

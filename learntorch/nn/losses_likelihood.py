@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import Optional, Union
 
+from .. import autocast_state
+from ..ops.autocast import float32_precision
 from ..autograd import grad_mode
 from ..tensor import Tensor
 from ._reduction import _get_reduction, _reduce
@@ -29,6 +31,9 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     ``full=True`` adds Stirling's approximation of ``log(target!)``,
     ``target·log(target) - target + ½·log(2π·target)``, where ``target > 1`` (for 0 and 1
     ``log(target!)`` is 0)."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(poisson_nll_loss, input, target, log_input, full, size_average, eps, reduce,
+                                 reduction)
     if size_average is not None or reduce is not None:
         reduction = _get_reduction(reduction, size_average, reduce)
     if reduction not in ("none", "mean", "sum"):

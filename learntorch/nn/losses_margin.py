@@ -23,6 +23,8 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from .. import autocast_state
+from ..ops.autocast import float32_precision
 from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
@@ -53,6 +55,8 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
                         size_average: Optional[bool] = None, reduce: Optional[bool] = None,
                         reduction: str = "mean") -> Tensor:
     """``max(0, -y·(x1 - x2) + margin)``: ``y = 1`` says x1 should rank above x2, ``y = -1`` below."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(margin_ranking_loss, input1, input2, target, margin, size_average, reduce, reduction)
     reduction = _get_reduction(reduction, size_average, reduce)
     if input1.ndim != input2.ndim or input1.ndim != target.ndim:
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
@@ -64,6 +68,8 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
                          reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     """``x`` where ``y = 1`` and ``max(0, margin - x)`` where ``y = -1``: ``x`` is a distance,
     small for similar pairs (y = 1), at least ``margin`` for dissimilar ones (y = -1)."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(hinge_embedding_loss, input, target, margin, size_average, reduce, reduction)
     reduction = _get_reduction(reduction, size_average, reduce)
     dissimilar = pointwise.where(target != 1, (margin - input).clamp(min=0), 0.0)
     similar = pointwise.where(target != -1, input, 0.0)
@@ -75,6 +81,9 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
                           reduction: str = "mean") -> Tensor:
     """With ``cos = cos(x1, x2)``: ``1 - cos`` where ``y = 1`` (pull together), ``max(0, cos - margin)``
     where ``y = -1`` (push apart).  Each squared norm gets 1e-12, so zero vectors give no nan."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(cosine_embedding_loss, input1, input2, target, margin, size_average, reduce,
+                                 reduction)
     reduction = _get_reduction(reduction, size_average, reduce)
     dim = target.ndim
     if dim > 1:
@@ -118,6 +127,9 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
                         reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     """The anchor should be closer to the positive than to the negative, by ``margin``, in
     the ``p``-norm distance :func:`pairwise_distance`."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(triplet_margin_loss, anchor, positive, negative, margin, p, eps, swap, size_average,
+                                 reduce, reduction)
     reduction = _get_reduction(reduction, size_average, reduce)
     _check_triplet(anchor, positive, negative, margin)
     return _triplet(lambda a, b: pairwise_distance(a, b, p, eps), anchor, positive, negative, margin, swap,
@@ -159,6 +171,8 @@ class SoftMarginLoss(Function):
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
                      reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     """Two-class logistic loss ``log(1 + exp(-target·input))`` for targets ±1."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(soft_margin_loss, input, target, size_average, reduce, reduction)
     if target.requires_grad and grad_mode.is_grad_enabled():  # (PyTorch's kernel has no target gradient)
         raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument "
                            "'target'. This input cannot have requires_grad True.")
@@ -246,6 +260,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
                       weight: Optional[Tensor] = None, size_average: Optional[bool] = None,
                       reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     """Multi-class hinge loss of scores ``input`` (N, C) against class indices ``target`` (N,)."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(multi_margin_loss, input, target, p, margin, weight, size_average, reduce, reduction)
     reduction = _get_reduction(reduction, size_average, reduce)
     if p != 1 and p != 2:
         raise ValueError("only p == 1 and p == 2 supported")
@@ -306,6 +322,8 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Optional
                            reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     """Multi-label hinge loss of scores ``input`` (N, C); ``target`` (N, C) holds the right
     classes of each row, then -1 and anything (ignored)."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(multilabel_margin_loss, input, target, size_average, reduce, reduction)
     reduction = _get_reduction(reduction, size_average, reduce)
     x, t = _as_matrix(input, target)
     n, c = x.shape

@@ -21,9 +21,10 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
-from .. import dtypes
+from .. import autocast_state, dtypes
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
+from .autocast import float32_precision
 from .common import infer_size, new_result, numpy_aliases
 from .shape import cat, movedim
 from .indexing import index_select
@@ -58,14 +59,64 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     return _triangle(input, diagonal, False)
 
 
-def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    """The ``offset``-th diagonal of the matrices in ``dim1``, ``dim2`` (as the last dimension)."""
+class Diagonal(Function):
+    """The ``offset``-th diagonal of the matrices in ``dim1``, ``dim2``, as the last dimension.
+
+    A view, as in PyTorch: ``A.diagonal().add_(lam)`` changes ``A``.  The diagonal of a matrix
+    in memory is every ``(row stride + column stride)``-th element, so the view is the same
+    memory read with that stride.  Backward: a zero matrix with the gradient on the diagonal."""
+
+    _backward_name = "DiagonalBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, offset: int, dim1: int, dim2: int) -> Tensor:
+        ctx.shape, ctx.args = tuple(x._data.shape), (offset, dim1, dim2)
+        data = _diagonal_array(x, offset, dim1, dim2)
+        return x._view_of(data) if data is not None else _diagonal_copy(x, offset, dim1, dim2)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        g = Tensor._zeros(ctx.shape, grad._dtype, grad._device)
+        diagonal(g, *ctx.args).copy_(grad)  # a write through the view: differentiable again
+        return g, None, None, None
+
+
+def _diagonal_array(x: Tensor, offset: int, dim1: int, dim2: int) -> Any:
+    """The diagonal as a strided view of ``x``'s array (None on a backend without strides)."""
+    a, be = x._data, x._backend
+    if be.is_numpy:
+        as_strided = np.lib.stride_tricks.as_strided
+    elif be.name == "cupy":
+        import cupy
+        as_strided = cupy.lib.stride_tricks.as_strided
+    else:
+        return None
+    r0, c0 = (0, offset) if offset >= 0 else (-offset, 0)
+    n = max(0, min(a.shape[dim1] - r0, a.shape[dim2] - c0))
+    start = tuple(slice(min(r0, a.shape[i]), None) if i == dim1 else slice(min(c0, a.shape[i]), None)
+                  if i == dim2 else slice(None) for i in range(a.ndim))
+    rest = [i for i in range(a.ndim) if i not in (dim1, dim2)]
+    shape = tuple(a.shape[i] for i in rest) + (n,)
+    strides = tuple(a.strides[i] for i in rest) + (a.strides[dim1] + a.strides[dim2],)
+    return as_strided(a[start], shape, strides)
+
+
+def _diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal as a new tensor, gathered by indexing (on a backend whose arrays have no strides)."""
     x = movedim(input, (_wrap_dim(dim1, input.dim()), _wrap_dim(dim2, input.dim())), (-2, -1))
     rows, cols = x.shape[-2:]
     r0, c0 = (0, offset) if offset >= 0 else (-offset, 0)
     n = max(0, min(rows - r0, cols - c0))
     idx_r, idx_c = _const(input, np.arange(r0, r0 + n)), _const(input, np.arange(c0, c0 + n))
     return x[..., idx_r, idx_c]
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The ``offset``-th diagonal of the matrices in ``dim1``, ``dim2`` (as the last dimension), a view."""
+    d1, d2 = _wrap_dim(dim1, input.dim()), _wrap_dim(dim2, input.dim())
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return Diagonal.apply(input, offset, d1, d2)
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
@@ -81,11 +132,31 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     return (input.unsqueeze(-1) * _const(input, place).to(input.dtype)).sum(0).reshape(n, n)
 
 
+class Trace(Function):
+    """The sum of a matrix's main diagonal.  Backward: the gradient on the diagonal, 0 elsewhere."""
+
+    _backward_name = "TraceBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor) -> Tensor:
+        ctx.shape = tuple(x._data.shape)
+        xp = x._backend.xp
+        return new_result(xp.sum(xp.diagonal(x._data)), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> Tensor:
+        g = Tensor._zeros(ctx.shape, grad._dtype, grad._device)
+        g.diagonal().copy_(grad.expand(min(ctx.shape)))  # a write through a view: differentiable again
+        return g
+
+
 def trace(input: Tensor) -> Tensor:
     """The sum of the main diagonal of a matrix."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(trace, input)
     if input.dim() != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input.dim()))
-    return diagonal(input).sum()
+    return Trace.apply(input)
 
 
 def roll(input: Tensor, shifts: Union[int, Sequence[int]], dims: Union[int, Sequence[int], None] = None) -> Tensor:

@@ -32,6 +32,8 @@ from __future__ import annotations
 import math
 from typing import Any, Optional, Sequence, Union
 
+from .. import autocast_state, dtypes
+from .autocast import lower_precision
 from ..autograd.function import Function
 from .common import check_same_device, new_result
 from .formula import differentiable_backward
@@ -238,10 +240,31 @@ def _same_padding(kernel: tuple, dilation: tuple, stride: tuple) -> tuple[int, i
     return totals[0] // 2, totals[1] // 2
 
 
+# The C++ type names PyTorch's convolution prints when the input and the bias disagree.
+_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                 "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                 "uint8": "unsigned char", "bool": "bool"}
+
+
+def check_conv_dtypes(input: Tensor, weight: Tensor, bias: Optional[Tensor]) -> None:
+    """PyTorch's (CPU) convolution checks, in its order and words: the bias against the input
+    first (``Input type (double) and bias type (float) should be the same``: a float32 layer fed
+    float64 data), then the weight (``expected scalar type Double but found Float``)."""
+    if bias is not None and bias.dtype != input.dtype:
+        raise RuntimeError(f"Input type ({_C_TYPE_NAMES[input.dtype.name]}) and bias type "
+                           f"({_C_TYPE_NAMES[bias.dtype.name]}) should be the same")
+    if weight.dtype != input.dtype:
+        names = dtypes.SCALAR_NAMES
+        raise RuntimeError(f"expected scalar type {names.get(input.dtype.name, 'BFloat16')} but found "
+                           f"{names.get(weight.dtype.name, 'BFloat16')}")
+
+
 def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrPair = 1,
            padding: Union[IntOrPair, str] = 0, dilation: IntOrPair = 1, groups: int = 1) -> Tensor:
     """2-D convolution (really cross-correlation, as in every deep-learning library) of
     ``input`` ``(N, C, H, W)`` -- or ``(C, H, W)`` -- with ``weight`` ``(out, C/groups, kh, kw)``."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in its lower precision (ops/autocast.py)
+        return lower_precision(conv2d, input, weight, bias, stride, padding, dilation, groups)
     if input.dim() not in (3, 4):
         raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
                            f"{list(input.shape)}")
@@ -258,8 +281,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
                            f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
                            f"{input.shape[1]} channels instead")
-    if input.dtype != weight.dtype:
-        raise RuntimeError(f"Input type ({input.dtype}) and weight type ({weight.dtype}) should be the same")
+    check_conv_dtypes(input, weight, bias)
     for size, k, p, d in zip(input.shape[2:], weight.shape[2:], padding, dilation):
         if size + 2 * p < d * (k - 1) + 1:
             raise RuntimeError(f"Calculated padded input size per channel: ({input.shape[2] + 2 * padding[0]} x "

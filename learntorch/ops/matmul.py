@@ -13,9 +13,11 @@ from __future__ import annotations
 import warnings
 from typing import Any, Optional
 
+from .. import autocast_state
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..tensor import Tensor
+from .autocast import float32_precision, lower_precision
 from .common import binary_operands, check_same_device, new_result, sum_to
 from .reduction import VectorNorm
 from .shape import UnsafeView
@@ -142,6 +144,8 @@ def _dims_error(name: str, a: Tensor, b: Tensor) -> str:
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with NumPy's rules for 1-D and batched operands."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in its lower precision (ops/autocast.py)
+        return lower_precision(matmul, input, other)
     check_same_device(input, other)
     if input.ndim == 0 or other.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {input.ndim}D and "
@@ -173,6 +177,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """2-D matrix product only: no broadcasting, no 1-D operands."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in its lower precision (ops/autocast.py)
+        return lower_precision(mm, input, mat2)
     if input.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if mat2.ndim != 2:
@@ -192,6 +198,8 @@ def _cname(t: Tensor) -> str:
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in its lower precision (ops/autocast.py)
+        return lower_precision(bmm, input, mat2)
     if input.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2.ndim != 3:
@@ -226,7 +234,14 @@ def _short(t: Tensor) -> str:
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
-    return matmul(input, vec)
+    check_same_device(input, vec)
+    if input.shape[1] != vec.shape[0]:
+        raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}x{input.shape[1]}), "
+                           f"vec ({vec.shape[0]})")
+    if input._dtype is not vec._dtype:
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_short(vec)}, {_short(input)}, "
+                           f"and {_short(vec)}")
+    return Mv.apply(input, vec)  # (not through matmul: autocast leaves mv in float32, as PyTorch does)
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
@@ -299,6 +314,8 @@ def _mat2_grad(mat1: Tensor, grad: Tensor, transposed: bool) -> Tensor:
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)`` (``input`` broadcast to the product's shape)."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in its lower precision (ops/autocast.py)
+        return lower_precision(addmm, input, mat1, mat2, beta=beta, alpha=alpha)
     if mat1.ndim != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor")
     if mat2.ndim != 2:
@@ -388,6 +405,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     """The ``p``-norm distance between each row of ``x1`` and each row of ``x2`` (batched).
     Computed directly as ``‖x1ᵢ - x2ⱼ‖_p``; PyTorch may use the faster but slightly less
     exact ``‖a‖² + ‖b‖² - 2a·b`` for large Euclidean inputs, so the last digits can differ."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(cdist, x1, x2, p, compute_mode)
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D")
     if x1.shape[-1] != x2.shape[-1]:
@@ -420,11 +439,15 @@ def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: fl
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)``, one product per batch element."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in its lower precision (ops/autocast.py)
+        return lower_precision(baddbmm, input, batch1, batch2, beta=beta, alpha=alpha)
     return _scaled_sum(input, bmm(batch1, batch2), beta, alpha)
 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
     """``beta * input + alpha * Σ_b batch1[b] @ batch2[b]`` (the batch products summed)."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in its lower precision (ops/autocast.py)
+        return lower_precision(addbmm, input, batch1, batch2, beta=beta, alpha=alpha)
     return _scaled_sum(input, bmm(batch1, batch2).sum(0), beta, alpha)
 
 
@@ -441,6 +464,8 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
     A batch of rows (2-D input) with a bias is one fused ``addmm`` (PyTorch's
     ``AddmmBackward0`` node): one matrix product, the bias added in place.
     More leading dimensions are folded into the batch and unfolded after."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in its lower precision (ops/autocast.py)
+        return lower_precision(linear, input, weight, bias)
     if weight._data.ndim != 2:  # F.linear(x, w_1d): a dot product
         out = input.matmul(weight.t())
         return out if bias is None else out + bias

@@ -15,10 +15,11 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
-from .. import dtypes
+from .. import autocast_state, dtypes
 from ..autograd.function import Function, FunctionCtx
 from ..tensor import Tensor
-from .common import new_result, numpy_aliases, wrap_dims
+from .autocast import float32_precision
+from .common import new_result, numpy_aliases, return_type, wrap_dims
 from .indexing import scatter_into_zeros
 from .pointwise import maximum, minimum
 from .shape import stack
@@ -125,7 +126,7 @@ class MeanAll(Mean):
 @numpy_aliases
 def sum(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
     """Sum of all elements, or along ``dim`` (an int or a tuple of ints)."""
-    if dim is None or dim == ():
+    if dim is None or (isinstance(dim, tuple) and not dim):
         return SumAll.apply(input, None, keepdim, dtype)
     return Sum.apply(input, dim, keepdim, dtype)
 
@@ -133,7 +134,7 @@ def sum(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = N
 @numpy_aliases
 def mean(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Average over all elements, or along ``dim``; floating-point tensors only, as in PyTorch."""
-    if dim is None or dim == ():
+    if dim is None or (isinstance(dim, tuple) and not dim):
         return MeanAll.apply(input, None, keepdim, dtype)
     return Mean.apply(input, dim, keepdim, dtype)
 
@@ -273,7 +274,7 @@ def _check_not_empty(name: str, input: Tensor, dim: Dim) -> None:
     """The maximum of no numbers is undefined: PyTorch asks for a ``dim``, and then every
     reduced dimension must have a size (NumPy's ValueError would say "no identity")."""
     if input.numel() == 0:
-        if dim is None or dim == ():
+        if dim is None or (isinstance(dim, tuple) and not dim):
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
         for axis in wrap_dims(dim, input.ndim):
@@ -286,8 +287,7 @@ def _check_reduced_dim(name: str, input: Tensor, axis: int) -> None:
         raise IndexError(f"{name}: Expected reduction dim {axis} to have non-zero size.")
 
 
-aminmax_result = namedtuple("aminmax", ("min", "max"))
-aminmax_result.__module__ = "torch.return_types"
+aminmax_result = return_type("aminmax", ("min", "max"))
 
 
 def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: bool = False) -> Any:
@@ -380,6 +380,8 @@ class ProdDim(Prod):
 
 @numpy_aliases
 def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(prod, input, dim, keepdim, dtype=dtype)
     if dtype is not None:
         input = input.to(dtype)
     return Prod.apply(input, dim, keepdim) if dim is None else ProdDim.apply(input, dim, keepdim)

@@ -77,28 +77,12 @@ def test_autocast_disables_itself_like_torch(cpu_only, args, kw):
 
 
 @pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
-def test_cpu_autocast_enabled_state_and_note(torch_oracle, dtype):
-    (flags_t, _), (flags_l, warned) = (_autocast_run(T, "cpu", dtype=getattr(T, dtype))
-                                       for T in (torch_oracle, lt))
+def test_cpu_autocast_enabled_state(torch_oracle, dtype):
+    (flags_t, warned_t), (flags_l, warned_l) = (_autocast_run(T, "cpu", dtype=getattr(T, dtype))
+                                                for T in (torch_oracle, lt))
     assert flags_l == flags_t == (True, True, False)
-    from learntorch import amp
-    amp._warned_precision[0] = False
-    assert any("does not lower precision" in str(m) for _, m in _autocast_run(lt, "cpu")[1])
+    assert [c for c, _ in warned_l] == [c for c, _ in warned_t] == []  # (it lowers precision: nothing to warn)
     assert lt.get_autocast_dtype("cpu") == lt.bfloat16 and lt.get_autocast_dtype("cuda") == lt.float16
-
-
-def test_autocast_inside_training_step_keeps_numbers():
-    lt.manual_seed(0)
-    model = lt.nn.Linear(4, 2)
-    x = lt.randn(3, 4)
-    plain = model(x)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with lt.autocast(device_type="cpu", dtype=lt.bfloat16):
-            inside = model(x)
-        with lt.amp.autocast("cpu"):
-            pass
-    assert inside.dtype == lt.float32 and np.array_equal(inside.detach().numpy(), plain.detach().numpy())
 
 
 def test_autocast_as_decorator_and_bad_device(torch_oracle):

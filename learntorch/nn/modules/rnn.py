@@ -44,8 +44,9 @@ import numbers
 import warnings
 from typing import Any, Optional
 
-from ... import creation, dtypes
+from ... import autocast_state, creation, dtypes
 from ...autograd.grad_mode import no_grad
+from ...ops.autocast import lower_precision, without_autocast
 from ...ops.matmul import addmm
 from ...ops.rnn_cells import gru_cell, lstm_cell, lstm_cell_state, lstm_layer_output
 from ...ops.shape import cat, stack
@@ -331,7 +332,7 @@ class RNNBase(Module):
         return s.format(**self.__dict__)
 
     # ------------------------------------------------------------------ the computation
-    def _run(self, x: Tensor, sizes: list, states: list, padded: bool) -> tuple[Tensor, list]:
+    def _run(self, x: Tensor, sizes: list, states: list, padded: bool, weights: list) -> tuple[Tensor, list]:
         """All layers and directions on packed 2-D rows ``x``; ``states[k]`` is the initial state
         tuple of layer k // dirs, direction k % dirs.  Returns the last layer's output and the
         final state of every layer and direction (PyTorch's ``h_n`` order).
@@ -339,7 +340,8 @@ class RNNBase(Module):
         The output is joined as PyTorch's CPU kernels join it, so that ``output.grad_fn`` is
         PyTorch's: packed rows stay 2-D rows (each direction's steps ``cat``-ed); a padded batch
         becomes (L, N, H) with each direction's steps ``stack``-ed (StackBackward0) and the two
-        directions ``cat``-ed on the last dimension (CatBackward0)."""
+        directions ``cat``-ed on the last dimension (CatBackward0).  ``weights[k]``: layer k // dirs,
+        direction k % dirs's parameters by name (``weight_ih``, ``bias_hh`` ...)."""
         cell = _CELLS[self.mode]
         num_directions = 2 if self.bidirectional else 1
         finals = []
@@ -347,8 +349,7 @@ class RNNBase(Module):
             outs = []
             for direction in range(num_directions):
                 k = layer * num_directions + direction
-                weights = {name.split("_l")[0]: getattr(self, name) for name in self._all_weights[k]}
-                steps, final = _run_direction(cell, x, sizes, states[k], weights, self.hidden_size,
+                steps, final = _run_direction(cell, x, sizes, states[k], weights[k], self.hidden_size,
                                               reverse=direction == 1)
                 outs.append(self._join_steps(steps, padded))
                 finals.append(final)
@@ -419,7 +420,12 @@ class RNNBase(Module):
             x2d = x.reshape(steps * batch, x.shape[2])
             sizes = [batch] * steps
         states = list(zip(hx[0].unbind(0), hx[1].unbind(0))) if is_lstm else [(h,) for h in hx.unbind(0)]
-        output, finals = self._run(x2d, sizes, states, padded=not packed)
+        weights = [{name.split("_l")[0]: getattr(self, name) for name in names} for names in self._all_weights]
+        if autocast_state.ACTIVE[0]:  # PyTorch's CPU autocast runs LSTM and RNN layers in bfloat16, GRU as it is
+            run = without_autocast if self.mode == "GRU" else lower_precision
+            output, finals = run(self._run, x2d, sizes, states, not packed, weights)
+        else:
+            output, finals = self._run(x2d, sizes, states, not packed, weights)
         hidden = stack([f[0] for f in finals], 0)
         if is_lstm:
             hidden = (hidden, stack([f[1] for f in finals], 0))
@@ -539,11 +545,19 @@ class RNNCellBase(Module):
                 weight.uniform_(-stdv, stdv)
 
     def _step(self, mode: str, input: Tensor, state: tuple) -> tuple:
+        weights = (self.weight_ih, self.bias_ih, self.weight_hh, self.bias_hh)
+        if autocast_state.ACTIVE[0]:  # PyTorch's CPU autocast: an RNNCell in bfloat16, GRU/LSTM cells as they are
+            run = lower_precision if mode.startswith("RNN") else without_autocast
+            return run(self._cell_step, mode, input, state, weights)
+        return self._cell_step(mode, input, state, weights)
+
+    def _cell_step(self, mode: str, input: Tensor, state: tuple, weights: tuple) -> tuple:
         cell = _CELLS[mode]
-        proj = input.matmul(self.weight_ih.t())
-        if self.bias_ih is not None:
-            proj = proj + self.bias_ih
-        return cell.step(cell.columns(proj, self.hidden_size), state, self.weight_hh.t(), self.bias_hh, None)
+        weight_ih, bias_ih, weight_hh, bias_hh = weights
+        proj = input.matmul(weight_ih.t())
+        if bias_ih is not None:
+            proj = proj + bias_ih
+        return cell.step(cell.columns(proj, self.hidden_size), state, weight_hh.t(), bias_hh, None)
 
     def _batch(self, name: str, input: Tensor, hx: Optional[Tensor]) -> tuple[Tensor, Optional[Tensor], bool]:
         if input.dim() not in (1, 2):
