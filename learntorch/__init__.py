@@ -95,6 +95,8 @@ from .compile import compile  # noqa: E402
 from .matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
 from .amp import is_autocast_enabled, get_autocast_dtype  # noqa: E402
 from . import special  # noqa: E402
+from . import func  # noqa: E402  (torch.func: grad, vmap, jacrev ... built on the engine; torch.vmap too)
+from .func import vmap  # noqa: E402
 from .creation import range_ as range  # noqa: E402,A001  (deprecated torch.range; warns as PyTorch does)
 from .size import broadcast_shapes  # noqa: E402
 # torch.conv2d, torch.layer_norm, torch.selu_ ...: nn.functional's ops under their native signatures

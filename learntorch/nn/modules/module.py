@@ -10,6 +10,10 @@ A Module keeps three ordered tables, filled by plain attribute assignment in
 * ``_modules`` — sub-modules, whose parameters are reached recursively with
   dotted names (``"encoder.gru.weight_ih_l0"``).
 
+A module may also carry state that is not a tensor (a vocabulary, a config):
+overriding ``get_extra_state`` / ``set_extra_state`` puts it in ``state_dict``
+under ``<prefix>_extra_state``.
+
 Calling a module (``model(x)``) runs ``__call__``: forward pre hooks, then
 ``forward``, then forward hooks, with backward hooks wired around the call.
 
@@ -21,9 +25,12 @@ from __future__ import annotations
 
 import warnings
 from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
 from typing import Any, Callable, Iterator, Optional
 
 from ...autograd.node import RemovableHandle, _HookDict, add_hook
+from ...compile import compile as compile_model
+from ...creation import empty_like
 from ...device import as_device
 from ...tensor import Tensor, _parse_to
 from ..backward_hooks import BackwardHook
@@ -115,15 +122,27 @@ class _IncompatibleKeys(namedtuple("_IncompatibleKeys", ["missing_keys", "unexpe
 
 
 def _typename(value: Any) -> str:
-    """``torch.typename``: ``'torch.FloatTensor'`` for a tensor, the class name otherwise."""
-    return value.type() if isinstance(value, Tensor) else type(value).__name__
+    """``torch.typename``: ``'torch.FloatTensor'`` for a tensor, ``'int'`` for a built-in
+    value, the dotted path of the class otherwise (``'learntorch.nn.modules.activation.ReLU'``):
+    error messages name what was passed precisely enough to find it."""
+    if isinstance(value, Tensor):
+        return value.type()
+    cls = type(value)
+    return cls.__qualname__ if cls.__module__ in ("", "builtins") else f"{cls.__module__}.{cls.__qualname__}"
 
 
-def _addindent(text: str, spaces: int) -> str:
+def _addindent(text: str, spaces: int, keep_blank_lines: bool = False) -> str:
+    """Indent every line but the first by ``spaces`` (a child's repr nested in its parent's).
+    Lines that hold only spaces become empty, as in PyTorch's module repr (ModuleList's
+    repr keeps them: ``keep_blank_lines=True``)."""
     lines = text.split("\n")
     if len(lines) == 1:
         return text
-    return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
+    rest = [" " * spaces + line if keep_blank_lines or line.strip() else "" for line in lines[1:]]
+    return lines[0] + "\n" + "\n".join(rest)
+
+
+_EXTRA_STATE_KEY = "_extra_state"  # state_dict key suffix of what get_extra_state() returns
 
 
 class Module:
@@ -141,10 +160,11 @@ class Module:
                             "were given")
         sset = object.__setattr__
         sset(self, "training", True)
-        sset(self, "_parameters", OrderedDict())
-        sset(self, "_buffers", OrderedDict())
+        # plain dicts (ordered since Python 3.7), as in PyTorch: ``print(model._modules)`` shows ``{...}``
+        sset(self, "_parameters", {})
+        sset(self, "_buffers", {})
         sset(self, "_non_persistent_buffers_set", set())
-        sset(self, "_modules", OrderedDict())
+        sset(self, "_modules", {})
         sset(self, "_forward_pre_hooks", None)
         sset(self, "_forward_pre_hooks_with_kwargs", set())
         sset(self, "_forward_hooks", None)
@@ -161,11 +181,17 @@ class Module:
 
     # ------------------------------------------------------------------ registration
     def __setattr__(self, name: str, value: Any) -> None:
+        """``self.fc = nn.Linear(...)`` files the value in the right table.
+
+        A Parameter or a Module takes the name over from whatever held it before (a
+        plain attribute, a buffer...).  A name that already holds a parameter (or a
+        child module) accepts only another one, or ``None``: ``lin.weight = torch.ones(..)``
+        is a TypeError, because a plain tensor there would silently stop being trained."""
         params = self.__dict__.get("_parameters")
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._remove_from(name, self.__dict__, self._buffers, self._modules)
+            self._remove_from(name, self.__dict__, self._buffers, self._modules, self._non_persistent_buffers_set)
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
@@ -175,7 +201,8 @@ class Module:
         elif isinstance(value, Module):
             if self.__dict__.get("_modules") is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._remove_from(name, self.__dict__, self._parameters, self._buffers)
+            self._remove_from(name, self.__dict__, self._parameters, self._buffers,
+                              self._non_persistent_buffers_set)
             self._modules[name] = value
         elif self.__dict__.get("_modules") is not None and name in self._modules:
             if value is not None:
@@ -186,15 +213,18 @@ class Module:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                 "(torch.nn.Buffer, torch.Tensor or None expected)")
-            self._buffers[name] = value
+            self._buffers[name] = value  # stays persistent or not, as it was registered
         else:
             object.__setattr__(self, name, value)
 
     @staticmethod
-    def _remove_from(name: str, *tables: dict) -> None:
+    def _remove_from(name: str, *tables: Any) -> None:
         for table in tables:
             if name in table:
-                del table[name]
+                if isinstance(table, set):
+                    table.discard(name)
+                else:
+                    del table[name]
 
     def __getattr__(self, name: str) -> Any:
         # Only called when normal lookup fails: look in the three tables.
@@ -214,20 +244,24 @@ class Module:
         object.__delattr__(self, name)
 
     def _check_name(self, name: Any, kind: str) -> None:
-        if "_parameters" not in self.__dict__:
-            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
+        """The checks every registered name goes through, in PyTorch's order: a string,
+        without dots (a dot separates the levels of ``state_dict`` keys), not empty, and
+        not already the name of a different kind of attribute."""
         if not isinstance(name, str):
-            raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+            raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
         if "." in name:
-            raise KeyError(f'{kind} name can\'t contain "."' + (f", got: {name}" if kind == "module" else ""))
+            raise KeyError(f'{kind} name can\'t contain "."')
         if name == "":
             raise KeyError(f'{kind} name can\'t be empty string ""')
+        table = {"parameter": "_parameters", "buffer": "_buffers"}[kind]
+        if hasattr(self, name) and name not in self.__dict__[table]:
+            raise KeyError(f"attribute '{name}' already exists")
 
     def register_parameter(self, name: str, param: Optional[Parameter]) -> None:
         """Add a parameter (or ``None``, a declared but absent one, like ``bias=False``)."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
         self._check_name(name, "parameter")
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
                             "(torch.nn.Parameter or None required)")
@@ -239,9 +273,9 @@ class Module:
 
     def register_buffer(self, name: str, tensor: Optional[Tensor], persistent: bool = True) -> None:
         """Add state that is not learned (saved in ``state_dict`` unless ``persistent=False``)."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
         self._check_name(name, "buffer")
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
@@ -254,15 +288,25 @@ class Module:
     def add_module(self, name: str, module: Optional["Module"]) -> None:
         """Add a child module by name (what attribute assignment does)."""
         if not isinstance(module, Module) and module is not None:
-            raise TypeError(f"{type(module).__name__} is not a Module subclass")
-        self._check_name(name, "module")
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+        if "_modules" not in self.__dict__:  # (PyTorch: "object has no attribute '_modules'")
+            raise AttributeError("cannot assign module before Module.__init__() call")
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
+        if name == "":
+            raise KeyError('module name can\'t be empty string ""')
         self._modules[name] = module
 
-    register_module = add_module
+    def register_module(self, name: str, module: Optional["Module"]) -> None:
+        """Another name for :meth:`add_module`."""
+        self.add_module(name, module)
 
     def get_submodule(self, target: str) -> "Module":
+        """The module at the dotted path ``target`` (``"encoder.layers.0"``; ``""`` is self)."""
         mod = self
         for item in target.split(".") if target else []:
             if not hasattr(mod, item):
@@ -272,7 +316,24 @@ class Module:
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
 
+    def set_submodule(self, target: str, module: "Module", strict: bool = False) -> None:
+        """Put ``module`` at the dotted path ``target``: replace a layer deep inside a model
+        (``model.set_submodule("features.3", nn.Identity())``) without walking down to its
+        parent yourself.  The parent must exist; the last name may be new unless ``strict``."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")  # would overwrite a parameter, a method...
+        setattr(parent, name, module)
+
     def get_parameter(self, target: str) -> Parameter:
+        """The parameter at the dotted path ``target`` (``"encoder.0.weight"``)."""
         path, _, name = target.rpartition(".")
         mod = self.get_submodule(path)
         if not hasattr(mod, name):
@@ -280,6 +341,34 @@ class Module:
         if not isinstance(getattr(mod, name), Parameter):
             raise AttributeError(f"`{name}` is not an nn.Parameter")
         return getattr(mod, name)
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at the dotted path ``target`` (``"bn.running_mean"``)."""
+        path, _, name = target.rpartition(".")
+        mod = self.get_submodule(path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return getattr(mod, name)
+
+    def get_extra_state(self) -> Any:
+        """Override it (with :meth:`set_extra_state`) to save non-tensor state with the weights:
+        ``state_dict`` then holds its result under ``<prefix>_extra_state``.  This default
+        is never called: a module that does not override it has no extra state."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called: "
+                           "override get_extra_state in your module to save extra state.")
+
+    def set_extra_state(self, state: Any) -> None:
+        """Override it to take back what your :meth:`get_extra_state` returned, when
+        ``load_state_dict`` finds it under ``<prefix>_extra_state``."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called: "
+                           "override set_extra_state in your module to load extra state.")
+
+    def _has_own(self, method: str) -> bool:
+        """Whether this module's class overrides ``method`` of Module (extra state is saved
+        and loaded only for modules that define it)."""
+        return getattr(type(self), method, None) is not getattr(Module, method)
 
     # ------------------------------------------------------------------ iteration
     def named_modules(self, memo: Optional[set] = None, prefix: str = "",
@@ -297,8 +386,10 @@ class Module:
                 continue
             yield from module.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
 
-    def modules(self) -> Iterator["Module"]:
-        for _, module in self.named_modules():
+    def modules(self, remove_duplicate: bool = True) -> Iterator["Module"]:
+        """This module and all below it, depth first (a shared one once, unless
+        ``remove_duplicate=False``)."""
+        for _, module in self.named_modules(remove_duplicate=remove_duplicate):
             yield module
 
     def named_children(self) -> Iterator[tuple[str, "Module"]]:
@@ -357,7 +448,11 @@ class Module:
         return self.train(False)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Module":
+        """Freeze (``False``) or unfreeze every parameter, e.g. a pretrained backbone; returns self."""
         for p in self.parameters():
+            if not isinstance(requires_grad, bool):  # checked per tensor in PyTorch: only when there is one
+                raise TypeError("requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                                f"{type(requires_grad).__name__}")
             p.requires_grad_(requires_grad)
         return self
 
@@ -368,8 +463,11 @@ class Module:
                 continue
             if set_to_none:
                 p.grad = None
-            else:
-                p.grad.detach_() if p.grad.grad_fn is not None else None
+            else:  # zeroed in place: the grad tensor itself stays, cut from any graph
+                if p.grad.grad_fn is not None:
+                    p.grad.detach_()
+                else:
+                    p.grad.requires_grad_(False)
                 p.grad.zero_()
 
     def apply(self, fn: Callable[["Module"], None]) -> "Module":
@@ -379,39 +477,59 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, fn: Callable[[Tensor], Tensor]) -> "Module":
-        """Replace every parameter's and buffer's data by ``fn(data)``, keeping the Parameter
-        objects (an optimizer built before ``.to()`` still holds the right ones)."""
-        for module in self.modules():
-            for name, param in module._parameters.items():
-                if param is None:
-                    continue
+    def _apply(self, fn: Callable[[Tensor], Tensor], recurse: bool = True) -> "Module":
+        """Replace every parameter's and buffer's data by ``fn(data)`` (children first, then
+        this module's own), keeping the Parameter objects: an optimizer built before
+        ``.to()`` still holds the right ones.  What ``to``, ``double``, ``to_empty``... share."""
+        if recurse:
+            for module in self.children():
+                module._apply(fn)
+        for name, param in self._parameters.items():
+            if param is None:
+                continue
+            with no_grad():
                 new = fn(param.detach())
-                if new is not param:
-                    param._data, param._device, param._dtype = new._data, new._device, new._dtype
-                if param._grad is not None:  # the same .grad object, with the new data (as PyTorch)
+            if new is not param:
+                if param.requires_grad and not (new.dtype.is_floating_point or new.dtype.is_complex):
+                    # an integer tensor cannot have gradients: the parameter would stop learning
+                    raise RuntimeError("data set to a tensor that requires gradients must be floating point or "
+                                       "complex dtype")
+                param._data, param._device, param._dtype = new._data, new._device, new._dtype
+            if param._grad is not None:  # the same .grad object, with the new data (as PyTorch)
+                with no_grad():
                     g = fn(param._grad)
-                    param._grad._data, param._grad._device, param._grad._dtype = g._data, g._device, g._dtype
-            for name, buf in module._buffers.items():
-                if buf is not None:
-                    module._buffers[name] = fn(buf)
+                param._grad._data, param._grad._device, param._grad._dtype = g._data, g._device, g._dtype
+        for name, buf in self._buffers.items():
+            if buf is not None:
+                self._buffers[name] = fn(buf)
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> "Module":
-        """Move parameters and buffers to a device and/or floating dtype (in place; returns self)."""
+        """Move parameters and buffers to a device and/or floating dtype (in place; returns self).
+        Integer tensors (BatchNorm's ``num_batches_tracked``) keep their dtype."""
         probe = Tensor._zeros((), dtypes.get_default_dtype(), as_device("cpu"))
         dev, dt, _ = _parse_to(probe, args, dict(kwargs))
         dt_given = any(isinstance(a, (dtypes.dtype, Tensor)) for a in args) or kwargs.get("dtype") is not None
-        if dt_given and not dt.is_floating_point:  # an integer model would break every layer's maths
+        if dt_given and not (dt.is_floating_point or dt.is_complex):  # an integer model would break every layer
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dt}")
+        if dt_given and dt.is_complex:
+            warnings.warn("Complex modules are a new feature under active development whose design may change, "
+                          "and some modules might not work as expected when using complex tensors as parameters "
+                          "or buffers.", stacklevel=2)
         dev_given = dev != probe.device or any(isinstance(a, (str, int, Tensor)) or type(a).__name__ == "device"
                                                for a in args) or kwargs.get("device") is not None
 
         def convert(t: Tensor) -> Tensor:
-            target_dt = dt if dt_given and t.dtype.is_floating_point else t.dtype
-            return t.to(dev if dev_given else t.device, target_dt)
+            keeps_dtype = not dt_given or not (t.dtype.is_floating_point or t.dtype.is_complex)
+            return t.to(dev if dev_given else t.device, t.dtype if keeps_dtype else dt)
         return self._apply(convert)
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> "Module":
+        """Give every parameter and buffer new, *uninitialised* storage on ``device`` (same
+        shapes and dtypes; the values are whatever is there, so re-initialise afterwards,
+        e.g. with ``reset_parameters``).  ``to()`` would copy the values instead."""
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def cpu(self) -> "Module":
         return self.to("cpu")
@@ -419,24 +537,63 @@ class Module:
     def cuda(self, device: Any = None) -> "Module":
         return self.to("cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device))
 
+    def type(self, dst_type: Any) -> "Module":
+        """Cast *every* parameter and buffer (integer ones too) with ``Tensor.type(dst_type)``:
+        a dtype or a legacy name like ``"torch.DoubleTensor"``; returns self."""
+        return self._apply(lambda t: t.type(dst_type))
+
+    def _cast_floating(self, dtype: dtypes.dtype) -> "Module":
+        return self._apply(lambda t: t.to(dtype) if t.dtype.is_floating_point else t)
+
     def float(self) -> "Module":
-        return self.to(dtypes.float32)
+        """Floating-point parameters and buffers to float32 (integer ones unchanged); returns self."""
+        return self._cast_floating(dtypes.float32)
 
     def double(self) -> "Module":
-        return self.to(dtypes.float64)
+        """Floating-point parameters and buffers to float64 (integer ones unchanged); returns self."""
+        return self._cast_floating(dtypes.float64)
 
     def half(self) -> "Module":
-        return self.to(dtypes.float16)
+        """Floating-point parameters and buffers to float16 (integer ones unchanged); returns self."""
+        return self._cast_floating(dtypes.float16)
 
     def bfloat16(self) -> "Module":
-        return self.to(dtypes.bfloat16)
+        """Floating-point parameters and buffers to bfloat16 (integer ones unchanged); returns self."""
+        return self._cast_floating(dtypes.bfloat16)
+
+    def share_memory(self) -> "Module":
+        """For ``torch.multiprocessing``: PyTorch moves every tensor into shared memory so that
+        worker processes update the same weights.  learntorch's tensors are NumPy arrays of
+        this process, so there is nothing to move; the module is returned unchanged."""
+        self._apply(lambda t: t.share_memory_() if hasattr(t, "share_memory_") else t)
+        return self
+
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """``model.compile()``: PyTorch compiles the module's call in place.  learntorch
+        compiles nothing (see ``learntorch.compile``); the arguments are still checked."""
+        compile_model(self, *args, **kwargs)
 
     # ------------------------------------------------------------------ state dict
     def state_dict(self, *args: Any, destination: Optional[dict] = None, prefix: str = "",
-                   keep_vars: bool = False) -> "OrderedDict[str, Tensor]":
-        """Every parameter and persistent buffer by dotted name (detached, sharing storage)."""
+                   keep_vars: bool = False) -> "OrderedDict[str, Any]":
+        """Every parameter and persistent buffer by dotted name (detached, sharing storage),
+        plus ``<prefix>_extra_state`` for modules that define :meth:`get_extra_state`.
+
+        The returned OrderedDict carries ``_metadata``: each module's ``{"version": ...}``
+        by prefix, so that ``load_state_dict`` can tell checkpoints of older layouts apart."""
+        if args:
+            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict "
+                          "for details.", FutureWarning, stacklevel=2)
+            destination = args[0] if destination is None else destination
+            prefix = args[1] if len(args) > 1 and prefix == "" else prefix
+            keep_vars = args[2] if len(args) > 2 and keep_vars is False else keep_vars
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()  # type: ignore[attr-defined]
+        local_metadata = {"version": getattr(self, "_version", 1)}
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
         for hook in list((self.__dict__.get("_state_dict_pre_hooks") or {}).values()):
             hook(self, prefix, keep_vars)
         for name, param in self._parameters.items():
@@ -445,11 +602,14 @@ class Module:
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
+        if self._has_own("get_extra_state"):
+            destination[prefix + _EXTRA_STATE_KEY] = self.get_extra_state()
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
         for hook in list((self.__dict__.get("_state_dict_hooks") or {}).values()):
-            hook(self, destination, prefix, {"version": getattr(self, "_version", 1)})
+            if hook(self, destination, prefix, local_metadata) is not None:
+                raise RuntimeError("state_dict post-hook must return None")
         return destination
 
     def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
@@ -471,58 +631,43 @@ class Module:
         change ``missing_keys`` / ``unexpected_keys`` in place before ``strict`` judges them."""
         return self._add("_load_state_dict_post_hooks", hook, False)
 
-    def load_state_dict(self, state_dict: dict, strict: bool = True, assign: bool = False) -> Any:
+    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
+                        assign: bool = False) -> _IncompatibleKeys:
         """Copy values from ``state_dict`` into this module's parameters and buffers (in place:
         the Parameter objects stay the same, so an optimizer built earlier still holds them).
+        With ``assign=True`` the module takes the checkpoint's tensors themselves instead
+        (wrapped as Parameters that keep the model's ``requires_grad``).
 
         As in PyTorch, each module takes the keys under its prefix; every entry
         that fits is copied, and all problems are reported together afterwards:
         shape mismatches always, missing and unexpected keys when ``strict``
         (the default).  The result lists the missing and unexpected keys."""
-        if not isinstance(state_dict, dict):
+        if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing: list = []
         unexpected: list = []
         errors: list = []
+        metadata = getattr(state_dict, "_metadata", None)
 
         def load(module: "Module", local: dict, prefix: str) -> None:
+            local_metadata = dict(metadata.get(prefix[:-1], {})) if metadata is not None else {}
+            if assign:
+                local_metadata["assign_to_params_buffers"] = True
             for hook in list((module.__dict__.get("_load_state_dict_pre_hooks") or {}).values()):
-                hook(module, local, prefix, {"version": getattr(module, "_version", 1)}, strict, missing, unexpected,
-                     errors)
+                # strict=True, as PyTorch passes: keys are always collected, ``strict`` only decides
+                # at the end whether they are an error
+                hook(module, local, prefix, local_metadata, True, missing, unexpected, errors)
             module._complete_old_checkpoint(local, prefix)
-            persistent = {k: v for k, v in module._buffers.items() if k not in module._non_persistent_buffers_set}
-            own = {k: v for k, v in list(module._parameters.items()) + list(persistent.items()) if v is not None}
-            for name, target in own.items():
-                key = prefix + name
-                if key not in local:
-                    missing.append(key)
-                    continue
-                value = local[key]
-                if not isinstance(value, Tensor):
-                    errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
-                                  f"Tensor-like object from checkpoint but received {type(value)}")
-                elif tuple(value.shape) != tuple(target.shape):
-                    errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} from "
-                                  f"checkpoint, the shape in current model is {target.shape}.")
-                elif assign:  # take the checkpoint's tensor itself instead of copying into ours
-                    if isinstance(target, Parameter):
-                        value = value.requires_grad_(target.requires_grad) if isinstance(value, Parameter) \
-                            else Parameter(value, target.requires_grad)
-                    setattr(module, name, value)
-                else:
-                    with no_grad():
-                        target.copy_(value)
-            for key in local:  # keys under this prefix that name neither an entry nor a child
-                first, *rest = key[len(prefix):].split(".", 1)
-                if (rest and first not in module._modules) or (not rest and first not in own):
-                    unexpected.append(key)
+            module._load_own_entries(local, prefix, assign, missing, unexpected, errors)
             for name, child in module._modules.items():
                 if child is not None:
                     child_prefix = prefix + name + "."
                     load(child, {k: v for k, v in local.items() if k.startswith(child_prefix)}, child_prefix)
             for hook in list((module.__dict__.get("_load_state_dict_post_hooks") or {}).values()):
                 if hook(module, _IncompatibleKeys(missing, unexpected)) is not None:
-                    raise RuntimeError("load_state_dict post hook should return None")
+                    raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                                         "expected to return new values, if incompatible_keys need to be "
+                                         "modified, it should be done inplace.")
 
         load(self, dict(state_dict), "")
         if strict:
@@ -533,6 +678,55 @@ class Module:
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
         return _IncompatibleKeys(missing, unexpected)
+
+    def _load_own_entries(self, local: dict, prefix: str, assign: bool, missing: list, unexpected: list,
+                          errors: list) -> None:
+        """This module's part of ``load_state_dict``: its parameters, persistent buffers and
+        extra state from ``local`` (the entries under ``prefix``); problems go to the lists."""
+        persistent = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
+        own = {k: v for k, v in [*self._parameters.items(), *persistent.items()] if v is not None}
+        for name, target in own.items():
+            key = prefix + name
+            if key not in local:
+                missing.append(key)
+                continue
+            value = local[key]
+            if not isinstance(value, Tensor):
+                errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or '
+                              f"Tensor-like object from checkpoint but received {type(value)}")
+                continue
+            if target.dim() == 0 and tuple(value.shape) == (1,):  # a scalar saved as shape [1] still fits
+                value = value[0]
+            if tuple(value.shape) != tuple(target.shape):
+                errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} from "
+                              f"checkpoint, the shape in current model is {target.shape}.")
+            elif assign:  # take the checkpoint's tensor itself instead of copying into ours
+                if isinstance(target, Parameter):
+                    value = value.requires_grad_(target.requires_grad) if isinstance(value, Parameter) \
+                        else Parameter(value, target.requires_grad)
+                setattr(self, name, value)
+            else:
+                try:
+                    with no_grad():
+                        target.copy_(value)
+                except Exception as e:  # noqa: BLE001 - reported with the other problems
+                    errors.append(f'While copying the parameter named "{key}", whose dimensions in the model are '
+                                  f"{target.size()} and whose dimensions in the checkpoint are {value.size()}, "
+                                  f"an exception occurred : {e.args}.")
+        extra_key = prefix + _EXTRA_STATE_KEY
+        if self._has_own("set_extra_state"):
+            if extra_key in local:
+                self.set_extra_state(local[extra_key])
+            else:
+                missing.append(extra_key)
+        elif extra_key in local:
+            unexpected.append(extra_key)
+        for key in local:  # keys under this prefix that name neither an entry nor a child
+            if key == extra_key:
+                continue
+            first, *rest = key[len(prefix):].split(".", 1)
+            if (rest and first not in self._modules) or (not rest and first not in own):
+                unexpected.append(key)
 
     def _complete_old_checkpoint(self, local: dict, prefix: str) -> None:
         """Fill in entries that checkpoints from older versions of this module lack (none here).
@@ -719,9 +913,11 @@ class Module:
         return text + ")"
 
     def __dir__(self) -> list:
-        keys = list(object.__dir__(self))
-        keys += list(self._parameters) + list(self._modules) + list(self._buffers)
-        return sorted(set(k for k in keys if not k[0].isdigit()))
+        """What ``dir(model)`` and tab completion list: the class's attributes, the instance's,
+        and the parameters, children and buffers that live in the tables (names starting
+        with a digit, the children of a Sequential, are left out)."""
+        keys = [*dir(type(self)), *self.__dict__, *self._parameters, *self._modules, *self._buffers]
+        return sorted(k for k in keys if not k[0].isdigit())
 
     def __getstate__(self) -> dict:
         return self.__dict__.copy()
