@@ -71,7 +71,7 @@ def cached() -> Iterator[None]:
             _cache = {}
 
 
-def _register_parameter_or_buffer(module: Module, name: str, value: Tensor) -> None:
+def _register_tensor(module: Module, name: str, value: Tensor) -> None:
     """A Parameter stays a parameter, anything else is stored as a buffer."""
     if isinstance(value, Parameter):
         module.register_parameter(name, value)
@@ -137,7 +137,7 @@ class ParametrizationList(ModuleList):
             # keep the very object the module held (an optimizer may already have it)
             with no_grad():
                 _set_data(original, new)
-            _register_parameter_or_buffer(self, "original", original)
+            _register_tensor(self, "original", original)
         else:
             for i, item in enumerate(new):
                 if not isinstance(item, Tensor):
@@ -148,7 +148,7 @@ class ParametrizationList(ModuleList):
                 if isinstance(original, Parameter):
                     item = Parameter(item, original.requires_grad)
                 item.requires_grad_(original.requires_grad)
-                _register_parameter_or_buffer(self, f"original{i}", item)
+                _register_tensor(self, f"original{i}", item)
 
         if not self.unsafe:  # the parametrized tensor must look like the one it replaces
             z = self()
@@ -231,7 +231,7 @@ def _refuse_pickle(self: Module) -> dict:
                        "#saving-loading-a-general-checkpoint-for-inference-and-or-resuming-training")
 
 
-def _inject_new_class(module: Module) -> None:
+def _swap_in_parametrized_class(module: Module) -> None:
     """Give ``module`` a class of its own, ``Parametrized<Name>``, a subclass of its class:
     the properties for the parametrized tensors will be set on it, touching no other module."""
     cls = module.__class__
@@ -241,7 +241,7 @@ def _inject_new_class(module: Module) -> None:
     module.__class__ = type(f"Parametrized{cls.__name__}", (cls,), namespace)
 
 
-def _inject_property(module: Module, tensor_name: str) -> None:
+def _add_parametrized_property(module: Module, tensor_name: str) -> None:
     """Make ``module.<tensor_name>`` a property: reading computes the parametrization (or takes
     it from the cache inside :func:`cached`), assigning runs ``right_inverse``."""
     if hasattr(module, tensor_name):
@@ -322,9 +322,9 @@ def register_parametrization(module: Module, tensor_name: str, parametrization: 
         chain = ParametrizationList([parametrization], original, unsafe=unsafe)
         delattr(module, tensor_name)
         if not is_parametrized(module):
-            _inject_new_class(module)
+            _swap_in_parametrized_class(module)
             module.parametrizations = ModuleDict()
-        _inject_property(module, tensor_name)
+        _add_parametrized_property(module, tensor_name)
         module.parametrizations[tensor_name] = chain
     else:
         raise ValueError(f"Module '{module}' does not have a parameter, a buffer, or a parametrized element with "
@@ -367,7 +367,7 @@ def remove_parametrizations(module: Module, tensor_name: str, leave_parametrized
 
     delattr(module.__class__, tensor_name)
     del module.parametrizations[tensor_name]
-    _register_parameter_or_buffer(module, tensor_name, original)
+    _register_tensor(module, tensor_name, original)
     if not is_parametrized(module):
         delattr(module, "parametrizations")
         module.__class__ = module.__class__.__bases__[0]

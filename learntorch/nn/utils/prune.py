@@ -240,19 +240,12 @@ class RandomUnstructured(BasePruningMethod):
     PRUNING_TYPE = "unstructured"
 
     def __init__(self, amount: float) -> None:
-        _validate_pruning_amount_init(amount)
+        _check_amount(amount)
         self.amount = amount
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        tensor_size = t.nelement()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone()
-        if nparams_toprune != 0:
-            prob = rand_like(t)
-            chosen = topk(prob.view(-1), k=nparams_toprune)
-            mask.view(-1)[chosen.indices] = 0
-        return mask
+        count = _count_to_prune(self.amount, t.nelement())
+        return _zero_entries(default_mask, lambda: rand_like(t), count, largest=True)
 
     @classmethod
     def apply(cls, module: Module, name: str, amount: float) -> "RandomUnstructured":  # type: ignore[override]
@@ -265,18 +258,12 @@ class L1Unstructured(BasePruningMethod):
     PRUNING_TYPE = "unstructured"
 
     def __init__(self, amount: float) -> None:
-        _validate_pruning_amount_init(amount)
+        _check_amount(amount)
         self.amount = amount
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        tensor_size = t.nelement()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone()
-        if nparams_toprune != 0:
-            smallest = topk(t.abs().view(-1), k=nparams_toprune, largest=False)
-            mask.view(-1)[smallest.indices] = 0
-        return mask
+        count = _count_to_prune(self.amount, t.nelement())
+        return _zero_entries(default_mask, t.abs, count, largest=False)
 
     @classmethod
     def apply(cls, module: Module, name: str, amount: float,  # type: ignore[override]
@@ -291,20 +278,18 @@ class RandomStructured(BasePruningMethod):
     PRUNING_TYPE = "structured"
 
     def __init__(self, amount: float, dim: int = -1) -> None:
-        _validate_pruning_amount_init(amount)
+        _check_amount(amount)
         self.amount = amount
         self.dim = dim
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        if nparams_toprune == 0:
+        _check_structured(t, self.dim)
+        slices = t.shape[self.dim]
+        count = _count_to_prune(self.amount, slices)
+        if count == 0:
             return default_mask
-        prob = rand(tensor_size)
-        threshold = kthvalue(prob, k=nparams_toprune).values
+        prob = rand(slices)
+        threshold = kthvalue(prob, k=count).values
         mask = _mask_of_slices(t, self.dim, prob > threshold)
         mask *= default_mask.to(dtype=mask.dtype)
         return mask
@@ -322,21 +307,17 @@ class LnStructured(BasePruningMethod):
     PRUNING_TYPE = "structured"
 
     def __init__(self, amount: float, n: Any, dim: int = -1) -> None:
-        _validate_pruning_amount_init(amount)
+        _check_amount(amount)
         self.amount = amount
         self.n = n
         self.dim = dim
 
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
-        _validate_structured_pruning(t)
-        _validate_pruning_dim(t, self.dim)
-        tensor_size = t.shape[self.dim]
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        nparams_tokeep = tensor_size - nparams_toprune
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        norm = _compute_norm(t, self.n, self.dim)
-        largest = topk(norm, k=nparams_tokeep, largest=True)
-        if nparams_toprune == 0:
+        _check_structured(t, self.dim)
+        slices = t.shape[self.dim]
+        count = _count_to_prune(self.amount, slices)
+        largest = topk(_slice_norms(t, self.n, self.dim), k=slices - count, largest=True)
+        if count == 0:
             return default_mask
         mask = _mask_of_slices(t, self.dim, largest.indices)
         mask *= default_mask.to(dtype=mask.dtype)
@@ -466,7 +447,17 @@ def _mask_of_slices(t: Tensor, dim: int, keep: Tensor) -> Tensor:
     return mask
 
 
-def _validate_pruning_amount_init(amount: Any) -> None:
+def _zero_entries(default_mask: Tensor, scores: Any, count: int, largest: bool) -> Tensor:
+    """``default_mask`` with 0 at the ``count`` entries of largest (or smallest) ``scores()``
+    (computed only when something is pruned: the random draw must not happen for nothing)."""
+    mask = default_mask.clone()
+    if count != 0:
+        chosen = topk(scores().view(-1), k=count, largest=largest)
+        mask.view(-1)[chosen.indices] = 0
+    return mask
+
+
+def _check_amount(amount: Any) -> None:
     """An int (a count) must be >= 0; a float (a fraction) must lie in [0, 1]."""
     if not isinstance(amount, numbers.Real):
         raise TypeError(f"Invalid type for amount: {amount}. Must be int or float.")
@@ -475,33 +466,27 @@ def _validate_pruning_amount_init(amount: Any) -> None:
         raise ValueError(f"amount={amount} should either be a float in the range [0, 1] or a non-negative integer")
 
 
-def _validate_pruning_amount(amount: Any, tensor_size: int) -> None:
-    """A count cannot exceed the number of entries (or slices) there are."""
-    if isinstance(amount, numbers.Integral) and amount > tensor_size:
-        raise ValueError(f"amount={amount} should be smaller than the number of parameters to "
-                         f"prune={tensor_size}")
+def _count_to_prune(amount: Any, size: int) -> int:
+    """How many of ``size`` entries (or slices) to prune: a count as given, which cannot exceed
+    ``size``, or the fraction times the size, rounded half to even (Python's round)."""
+    if isinstance(amount, numbers.Integral):
+        if amount > size:
+            raise ValueError(f"amount={amount} should be smaller than the number of parameters to prune={size}")
+        return amount
+    return round(amount * size)
 
 
-def _validate_structured_pruning(t: Tensor) -> None:
+def _check_structured(t: Tensor, dim: int) -> None:
+    """Structured pruning removes slices: ``t`` needs two dimensions at least, and ``dim`` must exist."""
     shape = t.shape
     if len(shape) <= 1:
         raise ValueError("Structured pruning can only be applied to multidimensional tensors. Found tensor of "
                          f"shape {shape} with {len(shape)} dims")
-
-
-def _compute_nparams_toprune(amount: Any, tensor_size: int) -> int:
-    """A count as given, or the fraction times the size, rounded half to even (Python's round)."""
-    if isinstance(amount, numbers.Integral):
-        return amount
-    return round(amount * tensor_size)
-
-
-def _validate_pruning_dim(t: Tensor, dim: int) -> None:
     if dim >= t.dim():
         raise IndexError(f"Invalid index {dim} for tensor of size {t.shape}")
 
 
-def _compute_norm(t: Tensor, n: Any, dim: int) -> Tensor:
+def _slice_norms(t: Tensor, n: Any, dim: int) -> Tensor:
     """The ``n``-norm of each slice of ``t`` along ``dim`` (a vector of length ``t.shape[dim]``)."""
     dims = list(range(t.dim()))
     dims.remove(dims[dim])
