@@ -63,7 +63,7 @@ from ._reduction import (_get_reduction, _legacy_get_string, _reduce, _reduce_ar
                          _scale_grad)
 from .losses_margin import *  # noqa: F401,F403  (margin_ranking_loss, triplet_margin_loss ... : own file)
 from .losses_margin import __all__ as _losses_margin_all
-from .losses_likelihood import gaussian_nll_loss, poisson_nll_loss  # noqa: F401
+from .losses_likelihood import ctc_loss, gaussian_nll_loss, poisson_nll_loss  # noqa: F401
 
 # IEEE arithmetic without NumPy's warnings, as in PyTorch (log(0) is -inf, 0/0 nan; see learntorch.ops)
 warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"learntorch\.nn\.functional")
@@ -81,7 +81,7 @@ __all__ += ["scaled_dot_product_attention", "multi_head_attention_forward", "con
 __all__ += ["glu", "hardshrink", "rrelu", "softshrink", "tanhshrink", "bilinear", "pairwise_distance", "pdist",
             "embedding_bag", "alpha_dropout", "dropout1d", "dropout3d", "feature_alpha_dropout", "gumbel_softmax",
             "rms_norm"]
-__all__ += _losses_margin_all + ["poisson_nll_loss", "gaussian_nll_loss"]
+__all__ += _losses_margin_all + ["poisson_nll_loss", "gaussian_nll_loss", "ctc_loss"]
 __all__ += ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d",
             "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle",
             "fold", "unfold"]

@@ -1,23 +1,25 @@
-"""Negative log-likelihood losses of two distributions: Poisson (counts) and Gaussian (with a
-predicted variance).
+"""Negative log-likelihood losses: of two distributions, Poisson (counts) and Gaussian (with a
+predicted variance), and of a labelling whose alignment is unknown (CTC, ``ops/ctc.py``).
 
 Minimising ``-log p(target | prediction)`` is maximum-likelihood training: for a Gaussian
 of fixed variance it is the MSE loss, for a Poisson it is the right loss for counts (a
 prediction of 100 that is off by 10 costs less than a prediction of 1 off by 10).
-Both are composed of tensor operations, as in PyTorch, so autograd needs nothing new.
+The first two are composed of tensor operations, as in PyTorch, so autograd needs nothing new.
 """
 from __future__ import annotations
 
 import math
-from typing import Optional, Union
+from typing import Any, Optional, Union
 
 from .. import autocast_state
 from ..ops.autocast import float32_precision
+from ..ops import pointwise
+from ..ops.ctc import CtcLoss
 from ..autograd import grad_mode
 from ..tensor import Tensor
 from ._reduction import _get_reduction, _reduce
 
-__all__ = ["poisson_nll_loss", "gaussian_nll_loss"]
+__all__ = ["poisson_nll_loss", "gaussian_nll_loss", "ctc_loss"]
 
 
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
@@ -93,3 +95,63 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Union[Tensor, float], 
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduce(loss, reduction)
+
+
+def _int_list(values: Any) -> list:
+    """Lengths as PyTorch accepts them: a tuple/list of ints or an integer tensor (0-d for one sample)."""
+    if isinstance(values, Tensor):
+        return [int(v) for v in values.reshape(-1).tolist()]
+    return [int(v) for v in values]
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: int = 0,
+             reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
+    """CTC loss of ``log_probs`` (T, N, C), ``log_softmax`` outputs, against ``targets``: padded
+    (N, S) or all concatenated (sum of ``target_lengths``,).  ``reduction="mean"`` divides each
+    loss by its target length and averages over the batch (PyTorch's definition);
+    ``zero_infinity=True`` turns the infinite loss of an impossible alignment (a target longer
+    than its input allows) into 0, and its gradient too."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
+        return float32_precision(ctc_loss, log_probs, targets, input_lengths, target_lengths, blank, reduction,
+                                 zero_infinity)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    unbatched = log_probs.dim() == 2
+    lp = log_probs.unsqueeze(1) if unbatched else log_probs
+    frames, batch, classes = lp.shape
+    in_lens, tg_lens = _int_list(input_lengths), _int_list(target_lengths)
+    if len(in_lens) != batch:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if len(tg_lens) != batch:
+        raise RuntimeError("target_lengths must be of size batch_size")
+    if not 0 <= blank < classes:
+        raise RuntimeError("blank must be in label range")
+    flat = targets.reshape(1, -1) if unbatched else targets
+    labels = flat.detach().cpu().numpy().astype("int64")
+    if labels.ndim == 1:  # all targets concatenated
+        if labels.shape[0] != sum(tg_lens):
+            raise RuntimeError(f"Expected tensor to have size {sum(tg_lens)} at dimension 0, but got size "
+                               f"{labels.shape[0]} for argument #2 'targets' (while checking arguments for "
+                               "ctc_loss_allocate_outputs)")
+        starts = [sum(tg_lens[:n]) for n in range(batch)]
+        per_sample = [labels[s:s + k] for s, k in zip(starts, tg_lens)]
+    else:
+        for k in tg_lens:
+            if k > labels.shape[1]:
+                raise RuntimeError(f"Expected tensor to have size at least {k} at dimension 1, but got size "
+                                   f"{labels.shape[1]} for argument #2 'targets' (while checking arguments for "
+                                   "ctc_loss_allocate_outputs)")
+        per_sample = [labels[n, :k] for n, k in enumerate(tg_lens)]
+    for k in in_lens:
+        if k > frames:
+            raise RuntimeError(f"Expected input_lengths to have value at most {frames}, but got value {k} (while "
+                               "checking arguments for ctc_loss_allocate_outputs)")
+    losses = CtcLoss.apply(lp, per_sample, in_lens, tg_lens, blank, zero_infinity)
+    if zero_infinity:
+        losses = pointwise.where(losses == math.inf, losses.new_zeros(()), losses)
+    if reduction == "sum":
+        losses = losses.sum()
+    elif reduction == "mean":
+        lengths = losses.new_tensor(tg_lens).clamp_min(1)
+        losses = (losses / lengths).mean()
+    return losses.squeeze(0) if unbatched and reduction == "none" else losses

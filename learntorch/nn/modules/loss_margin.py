@@ -1,12 +1,12 @@
-"""More losses as Modules: the margin losses (``nn/losses_margin.py``) and the Poisson and
-Gaussian negative log-likelihoods (``nn/losses_likelihood.py``).
+"""More losses as Modules: the margin losses (``nn/losses_margin.py``), the Poisson and
+Gaussian negative log-likelihoods and CTC (``nn/losses_likelihood.py``).
 
 Each holds its options and calls its function, like the losses of ``loss.py`` (whose
 ``_Loss`` base handles ``reduction`` and the deprecated ``size_average`` / ``reduce``).
 """
 from __future__ import annotations
 
-from typing import Callable, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 from ...tensor import Tensor
 from .. import functional as F
@@ -15,7 +15,7 @@ from .loss import _Loss, _WeightedLoss
 
 __all__ = ["MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
            "TripletMarginWithDistanceLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
-           "MultiLabelMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss"]
+           "MultiLabelMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "CTCLoss"]
 
 
 class _MarginLoss(_Loss):
@@ -155,3 +155,16 @@ class GaussianNLLLoss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor, var: Union[Tensor, float]) -> Tensor:
         return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """Connectionist Temporal Classification: ``-log`` of the probability of ``targets`` summed over
+    every alignment of them to the input frames (``ops/ctc.py`` explains the dynamic programme)."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
+        super().__init__(None, None, reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any) -> Tensor:
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                          self.zero_infinity)
