@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -28,11 +28,14 @@ from ..autograd.grad_mode import no_grad
 from ..arrays import to_numpy
 from ..ops.common import new_result
 from ..tensor import Tensor
-from ..creation import empty, empty_like, eye, randperm
+from ..creation import empty, empty_like, randperm
+from ..creation import eye as identity_matrix  # (nn.init.eye is the deprecated eye_, as in PyTorch)
 from ..ops.pointwise import where
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "eye_", "dirac_", "sparse_",
-           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_", "orthogonal_"]
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_", "orthogonal_",
+           "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform",
+           "kaiming_normal", "orthogonal", "sparse"]
 
 
 def calculate_gain(nonlinearity: str, param: Optional[float] = None) -> float:
@@ -91,7 +94,7 @@ def eye_(tensor: Tensor) -> Tensor:
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     with no_grad():
-        return tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype))
+        return tensor.copy_(identity_matrix(*tensor.shape, dtype=tensor.dtype))
 
 
 def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
@@ -276,3 +279,36 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Any = None) -> Tenso
         tensor.copy_(new_result(tensor._backend.asarray(q), tensor))
         tensor.mul_(gain)
     return tensor
+
+
+# ---------------------------------------------------------------------------- deprecated names
+def _deprecated_alias(initialiser: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """The old name of an initialiser, without the trailing underscore (``nn.init.uniform``).
+
+    Old programs still call these, so they keep working; but the underscore is PyTorch's sign
+    of an in-place change, and these names hide it.  So each call warns, as PyTorch does, with a
+    ``FutureWarning`` that names the new function, and then runs it."""
+    new_name = initialiser.__name__
+    old_name = new_name[:-1]
+
+    def alias(*args: Any, **kwargs: Any) -> Tensor:
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.", FutureWarning,
+                      stacklevel=2)
+        return initialiser(*args, **kwargs)
+
+    alias.__name__ = old_name
+    alias.__doc__ = f"Deprecated: ``nn.init.{new_name}`` under its old name (warns, then calls it)."
+    return alias
+
+
+uniform = _deprecated_alias(uniform_)
+normal = _deprecated_alias(normal_)
+constant = _deprecated_alias(constant_)
+eye = _deprecated_alias(eye_)
+dirac = _deprecated_alias(dirac_)
+xavier_uniform = _deprecated_alias(xavier_uniform_)
+xavier_normal = _deprecated_alias(xavier_normal_)
+kaiming_uniform = _deprecated_alias(kaiming_uniform_)
+kaiming_normal = _deprecated_alias(kaiming_normal_)
+orthogonal = _deprecated_alias(orthogonal_)
+sparse = _deprecated_alias(sparse_)

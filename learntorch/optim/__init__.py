@@ -20,7 +20,10 @@ from .rmsprop import RMSprop
 from .sgd import SGD
 from .rprop import Rprop
 from .adafactor import Adafactor
+from .sparse_adam import SparseAdam
+from . import swa_utils  # AveragedModel, SWALR, update_bn: weight averaging
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adadelta", "Adamax", "NAdam", "RAdam", "ASGD",
            "LBFGS", "lr_scheduler"]
 __all__ += ["Rprop", "Adafactor"]
+__all__ += ["SparseAdam", "swa_utils"]

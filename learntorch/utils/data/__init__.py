@@ -10,7 +10,9 @@ from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, Sta
                       random_split)
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
                       WeightedRandomSampler)
+from .distributed import DistributedSampler
 
 __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "RandomSampler", "Sampler",
            "SequentialSampler", "Subset", "TensorDataset", "default_collate", "default_convert", "random_split",
-           "SubsetRandomSampler", "WeightedRandomSampler", "IterableDataset", "StackDataset", "get_worker_info"]
+           "SubsetRandomSampler", "WeightedRandomSampler", "IterableDataset", "StackDataset", "get_worker_info",
+           "DistributedSampler"]
