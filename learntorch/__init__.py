@@ -34,6 +34,8 @@ from .ops.matmul import addmm, bmm, dot, matmul, mm, mv, outer
 from .ops.matmul import addbmm, addmv, baddbmm, cdist, dist, inner, kron, tensordot, vdot
 from .ops.linalg_decomp import cholesky, det, slogdet
 from .linalg import inverse, legacy_cross as cross, legacy_svd as svd, logdet, matrix_power, pinverse
+from .linalg import (householder_product as orgqr, legacy_lu as lu, legacy_lu_solve as lu_solve,
+                     legacy_vander as vander, lu_unpack, matrix_exp, triangular_solve)
 from .ops.pointwise import (bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
                             bitwise_xor)
 from .ops.shape import atleast_1d, atleast_2d, atleast_3d, dstack, tensor_split
@@ -41,7 +43,7 @@ from .ops.indexing import argwhere
 from .ops.reduction import aminmax
 from .ops.sorting import msort
 from .dtypes import can_cast, result_type
-from .ops.pointwise import (abs, add, ceil, clamp, clone, cos, div, exp, exp2, expm1, floor, floor_divide, isfinite,
+from .ops.pointwise import (abs, add, ceil, clamp, cos, div, exp, exp2, expm1, floor, floor_divide, isfinite,
                             isinf, isnan, log, log1p, log2, log10, logical_not, maximum, minimum, mul, neg, pow,
                             reciprocal, relu, remainder, round, rsqrt, sigmoid, sign, sin, sqrt, square, sub, tanh,
                             trunc, where)
@@ -56,6 +58,7 @@ from .creation import bernoulli, logspace, multinomial
 from .ops.arrange import (broadcast_tensors, column_stack, cumprod, diag, diagonal, diff, einsum, erf, fliplr, flipud,
                           isin, logical_and, logical_or, logical_xor, meshgrid, moveaxis, repeat_interleave, roll,
                           tile, trace, tril, triu, unique)
+from .ops.arrange import cartesian_prod, combinations  # noqa: E402
 from .ops.pointwise import (acos, arccos, arcsin, arctan, asin, atan, atan2, clamp_max, clamp_min, cosh, fmod, frac, hypot,
                             lerp, sinh, tan)
 from .ops.scatter import index_add, scatter, scatter_add
@@ -79,7 +82,10 @@ from .serialization import load, save
 from .printing import set_printoptions  # noqa: F401  (precision, threshold, linewidth, sci_mode, profile)
 from .size import Size
 from .tensor import Tensor
+from .tensor import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
+from .tensor import layout, sparse_coo, sparse_csr, strided  # noqa: E402
 from . import _tensor_methods  # noqa: E402,F401  (the one place that attaches Tensor's methods)
+from ._tensor_methods import clone  # noqa: E402  (with memory_format=)
 from .type_info import finfo, iinfo
 from . import autograd, cuda, nn, optim, testing, utils  # noqa: E402
 from . import linalg  # noqa: E402

@@ -27,7 +27,8 @@ from .ops import pointwise_extra, tensor_info  # (their own sections of the tabl
 from .ops import bucketing, index_writes, reshaping, scans
 from .ops.common import binary_operands, new_result
 from .ops.inplace import fill_from_host, inplace
-from .tensor import Tensor
+from .tensor import (Tensor, _count_device_memory, check_memory_format, contiguous_format, format_strides,
+                     laid_out, preserve_format)
 
 _CAT = {0: "Bool", 1: "Long", 2: "Float"}
 # NumPy's overflow warnings in the in-place fast path: PyTorch gives inf silently (as ops/__init__.py)
@@ -120,6 +121,63 @@ def _copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     return inplace(self, pointwise.CopyFrom.apply, src)
 
 
+# ---------------------------------------------------------------------------- memory formats
+# ``clone``, ``contiguous`` and ``to`` take ``memory_format=`` (tensor.py: memory_format).  The
+# ops themselves know nothing of layouts: these wrappers make the copy as usual, then give the
+# copy's array the layout asked for.  Without ``memory_format`` they only add one call.
+def _in_layout(copy: Tensor, array: Any) -> Tensor:
+    """``copy`` (a fresh result of clone/to, with its own memory) holding ``array`` instead:
+    the same values, in another layout."""
+    copy._data = array
+    if copy.is_cuda:
+        _count_device_memory(array, copy._device)
+    return copy
+
+
+def clone(input: Tensor, *, memory_format: Any = preserve_format) -> Tensor:
+    """A copy with its own memory that stays in the graph (``CloneBackward0``).  By default it
+    keeps ``input``'s layout, as PyTorch's ``preserve_format`` does (NumPy copies in the same
+    order); ``memory_format=torch.channels_last`` or ``contiguous_format`` chooses one."""
+    out = pointwise.clone(input)
+    if memory_format is None or memory_format is preserve_format:
+        return out
+    check_memory_format(memory_format, "clone")
+    return _in_layout(out, laid_out(out, memory_format))
+
+
+def _contiguous(self: Tensor, memory_format: Any = contiguous_format) -> Tensor:
+    """``self`` if already stored in ``memory_format`` (row-major by default; NHWC for
+    ``torch.channels_last``), else a copy that is."""
+    if memory_format is contiguous_format:
+        return shape.contiguous(self)
+    check_memory_format(memory_format, "contiguous")
+    if memory_format is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if self.is_contiguous(memory_format=memory_format):
+        return self
+    array = laid_out(self, memory_format)  # (first: a tensor of the wrong rank is an error before any copy)
+    return _in_layout(pointwise.clone(self), array)
+
+
+def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``Tensor.to`` (ops/pointwise.py), plus ``memory_format=``: a tensor whose strides are already
+    exactly those of that layout (and on the right device, of the right dtype) is returned as it
+    is, as PyTorch does; otherwise a copy in that layout."""
+    if "memory_format" not in kwargs:
+        return pointwise.to(self, *args, **kwargs)
+    memory_format = kwargs.pop("memory_format")
+    out = pointwise.to(self, *args, **kwargs)
+    if memory_format is None or memory_format is preserve_format:
+        return out
+    check_memory_format(memory_format, "to")
+    if out.stride() == format_strides(out.shape, memory_format):
+        return out
+    array = laid_out(out, memory_format)
+    if out is self:  # nothing else changed: PyTorch still copies (ToCopyBackward0)
+        out = pointwise.to_copy(self, self._device, self._dtype)
+    return _in_layout(out, array)
+
+
 def _new_tensor(self: Tensor, data: Any, dtype: Any = None, device: Any = None,
                 requires_grad: bool = False) -> Tensor:
     return creation.tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
@@ -161,7 +219,7 @@ def _log_softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
 
 def _compare(op: str) -> Callable:
     def method(self: Tensor, other: Any) -> Any:
-        if not isinstance(other, (Tensor, int, float)):
+        if not isinstance(other, (Tensor, int, float, np.generic, np.ndarray)):
             return NotImplemented
         return pointwise.compare(op, self, other)
     method.__name__ = op
@@ -348,7 +406,7 @@ _ARITHMETIC = dict(
     rsqrt=pointwise.rsqrt, square=pointwise.square, sign=pointwise.sign, floor=pointwise.floor,
     ceil=pointwise.ceil, round=pointwise.round, trunc=pointwise.trunc, log1p=pointwise.log1p,
     expm1=pointwise.expm1, log2=pointwise.log2, log10=pointwise.log10, exp2=pointwise.exp2,
-    maximum=pointwise.maximum, minimum=pointwise.minimum, clone=pointwise.clone,
+    maximum=pointwise.maximum, minimum=pointwise.minimum, clone=clone,
     isnan=pointwise.isnan, isinf=pointwise.isinf, isfinite=pointwise.isfinite,
     logical_not=pointwise.logical_not, floor_divide=pointwise.floor_divide,
     remainder=pointwise.remainder,
@@ -370,7 +428,7 @@ _OPERATIONS = dict(
     transpose=shape.transpose, swapaxes=shape.transpose, t=shape.t, permute=shape.permute,
     squeeze=shape.squeeze, unsqueeze=shape.unsqueeze, expand=shape.expand, split=shape.split,
     chunk=shape.chunk, unbind=shape.unbind, narrow=shape.narrow, flip=shape.flip,
-    repeat=shape.repeat, contiguous=shape.contiguous, movedim=shape.movedim,
+    repeat=shape.repeat, contiguous=_contiguous, movedim=shape.movedim,
     broadcast_to=shape.broadcast_to, sum_to_size=shape.sum_to_size,
     swapdims=shape.transpose, tensor_split=shape.tensor_split, ravel=lambda self: shape.flatten(self),
     view_as=lambda self, other: shape.view(self, tuple(other.shape)),
@@ -390,10 +448,12 @@ _OPERATIONS = dict(
     logdet=linalg_api.logdet, slogdet=linalg_decomp.slogdet,
     matrix_power=linalg_api.matrix_power,
     cross=linalg_api.legacy_cross,
+    matrix_exp=linalg_api.matrix_exp, lu=linalg_api.legacy_lu, lu_solve=linalg_api.legacy_lu_solve,
+    triangular_solve=linalg_api.triangular_solve, orgqr=linalg_api.householder_product,
 )
 
 # what the Tensor class sits below: moving between devices and dtypes, and backward
-_CLASS_LEVEL = dict(to=pointwise.to, backward=engine.tensor_backward)
+_CLASS_LEVEL = dict(to=_to, backward=engine.tensor_backward)
 
 _NEW_TENSORS = dict(
     new_tensor=_new_tensor, new_zeros=_new_filled(0), new_ones=_new_filled(1),

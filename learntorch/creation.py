@@ -30,17 +30,24 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full"
            "rand_like", "randn_like", "randint_like", "scalar_tensor", "bernoulli", "multinomial", "logspace"]
 
 
-def _size(size: tuple) -> tuple:
-    """``zeros(2, 3)``, ``zeros((2, 3))`` and ``zeros([2, 3])`` are the same."""
+def _size(size: tuple, name: str = "zeros") -> tuple:
+    """``zeros(2, 3)``, ``zeros((2, 3))`` and ``zeros([2, 3])`` are the same.  ``name`` is the
+    factory named in PyTorch's messages for a size that is not one (``ones(2.5)``, ``zeros(2, 2.5)``,
+    ``zeros(-1)``)."""
+    if len(size) == 1 and not isinstance(size[0], (tuple, list, int, np.integer, Tensor)):
+        raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                        f"{type(size[0]).__name__}")
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
-    for s in size:
+    for pos, s in enumerate(size, 1):
         if isinstance(s, Tensor):
             s = int(s)
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
-            raise TypeError(f"zeros(): argument 'size' (position 1) must be tuple of ints, but found element of "
-                            f"type {type(s).__name__} at pos 0")
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {pos} with error "
+                            f"\"type must be tuple of ints,but got {type(s).__name__}\"")
         if s < 0:
+            if name == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, size))}]")
     return tuple(int(s) for s in size)
 
@@ -65,7 +72,10 @@ _NOTHING = object()
 
 
 def _infer_dtype(data: Any) -> dtypes.dtype:
-    """PyTorch's inference for nested Python data: any float → default float, else int64, else bool."""
+    """PyTorch's inference for nested Python data: each element has a type (a Python float the
+    default float, an int int64, a bool bool; a NumPy scalar or array, or a tensor, its own
+    dtype) and the sequence has the promotion of them all: ``[1, 2.5]`` is float32,
+    ``[np.float32(1), np.float32(2)]`` float32, ``[np.float64(1)]`` float64, ``[]`` the default."""
     if isinstance(data, np.ndarray):
         return dtypes.from_numpy_dtype(data.dtype)
     if isinstance(data, np.generic):
@@ -73,18 +83,30 @@ def _infer_dtype(data: Any) -> dtypes.dtype:
     if isinstance(data, str):
         raise TypeError("new(): invalid data type 'str'")
     flat = list(_flatten(data))
-    odd = next((v for v in flat if not isinstance(v, (numbers.Number, Tensor, np.ndarray, str))), _NOTHING)
+    odd = next((v for v in flat if not isinstance(v, (numbers.Number, Tensor, np.ndarray, np.generic, str))),
+               _NOTHING)
     if odd is not _NOTHING:  # None, an object …: PyTorch names the element's type
         raise RuntimeError(f"Could not infer dtype of {type(odd).__name__}")
-    if any(isinstance(v, Tensor) and v.dtype.is_floating_point for v in flat):
-        return dtypes.get_default_dtype()
-    if any(isinstance(v, float) for v in flat):
-        return dtypes.get_default_dtype()
-    if flat and all(isinstance(v, bool) or (isinstance(v, Tensor) and v.dtype is dtypes.bool) for v in flat):
-        return dtypes.bool
     if any(isinstance(v, complex) for v in flat):
         raise TypeError("learntorch does not support complex tensors")
-    return dtypes.int64 if flat else dtypes.get_default_dtype()
+    found = None
+    for v in flat:
+        dt = _element_dtype(v)
+        found = dt if found is None or found is dt else dtypes.promote_types(found, dt)
+    return dtypes.get_default_dtype() if found is None else found
+
+
+def _element_dtype(v: Any) -> dtypes.dtype:
+    """The dtype PyTorch gives one element of nested data (see ``_infer_dtype``)."""
+    if isinstance(v, (np.ndarray, np.generic)):  # (before float: np.float64 is a float)
+        return dtypes.from_numpy_dtype(v.dtype)
+    if isinstance(v, Tensor):
+        return v.dtype
+    if isinstance(v, bool):
+        return dtypes.bool
+    if isinstance(v, numbers.Integral):
+        return dtypes.int64
+    return dtypes.get_default_dtype()
 
 
 def _flatten(data: Any):
@@ -226,11 +248,11 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
 
 
 def _filled(size: tuple, value: Any, dtype: Any, device: DeviceLike, requires_grad: bool,
-            default: Optional[dtypes.dtype] = None) -> Tensor:
+            default: Optional[dtypes.dtype] = None, name: str = "zeros") -> Tensor:
     dt = dtypes.from_any(dtype) if dtype is not None else (default or dtypes.get_default_dtype())
     dev = as_device(device)
     be = for_device(dev)
-    shape = _size(size)
+    shape = _size(size, name)
     xd = be.dtype(dt)
     if be.name == "strict":  # a logical device: refuse what cannot fit before filling host memory
         device_memory.check_room(dev.index or 0, math.prod(shape) * dt.itemsize)
@@ -252,19 +274,27 @@ def zeros(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_gra
 
 
 def ones(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
-    return _filled(size, 1, dtype, device, requires_grad)
+    return _filled(size, 1, dtype, device, requires_grad, name="ones")
 
 
 def empty(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
           pin_memory: bool = False) -> Tensor:
     """Uninitialised memory (learntorch fills it with zeros, so notebooks stay deterministic)."""
-    return _filled(size, 0, dtype, device, requires_grad)
+    return _filled(size, 0, dtype, device, requires_grad, name="empty")
 
 
 def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: DeviceLike = None,
          requires_grad: bool = False) -> Tensor:
-    default = dtypes.bool if isinstance(fill_value, bool) else dtypes.int64 if isinstance(fill_value, int) else None
-    return _filled((tuple(size),), fill_value, dtype, device, requires_grad, default)
+    default = dtypes.bool if isinstance(fill_value, bool) else \
+        dtypes.int64 if isinstance(fill_value, (int, np.integer)) else None
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    bad = next((i for i, s in enumerate(size) if not isinstance(s, (int, np.integer, Tensor)) or isinstance(s, bool)),
+               None)
+    if bad is not None:
+        raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, but found element of type "
+                        f"{type(size[bad]).__name__} at pos {bad}")
+    return _filled((tuple(size),), fill_value, dtype, device, requires_grad, default, name="full")
 
 
 def _like(fn: Any, input: Tensor, dtype: Any, device: DeviceLike, requires_grad: bool, *args: Any) -> Tensor:
@@ -303,16 +333,23 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     start, end, step = values
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if not all(math.isfinite(v) for v in (start, end)):
+        raise RuntimeError(f"unsupported range: {_number(start)} -> {_number(end)}")
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
-        dt = dtypes.get_default_dtype() if any(isinstance(v, float) for v in values) else dtypes.int64
+        dt = dtypes.get_default_dtype() if any(isinstance(v, (float, np.floating)) for v in values) else dtypes.int64
     else:
         dt = dtypes.from_any(dtype)
     n = math.ceil((end - start) / step)
     host = (start + np.arange(n, dtype=np.float64) * step).astype(dt._np) if dt.is_floating_point \
         else np.arange(start, end, step, dtype=dt._np)
     return _finish(host, device, requires_grad)
+
+
+def _number(v: Any) -> str:
+    """A bound as PyTorch's arange message prints it (``0``, ``inf``, ``-inf``, ``nan``, ``0.5``)."""
+    return str(v) if not isinstance(v, float) or not v.is_integer() else str(int(v))
 
 
 def range_(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None, device: DeviceLike = None,
@@ -357,36 +394,40 @@ def _generator(generator: Any) -> Any:
     return generator if generator is not None else random.default_generator
 
 
-def _float_dtype(dtype: Any) -> dtypes.dtype:
+def _float_dtype(dtype: Any, kernel: str = "normal_kernel_cpu") -> dtypes.dtype:
     dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
     if not dt.is_floating_point:
         names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
-        raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{names.get(dt.name, dt.name)}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{names.get(dt.name, dt.name)}'")
     return dt
 
 
 def rand(*size: Any, generator: Any = None, dtype: Any = None, device: DeviceLike = None,
          requires_grad: bool = False) -> Tensor:
     """Uniform numbers in [0, 1), PyTorch's stream (see ``learntorch.random``)."""
-    dt = _float_dtype(dtype)
-    return _finish(_generator(generator).uniform(_size(size), dt._np), device, requires_grad)
+    dt = _float_dtype(dtype, "check_uniform_bounds")
+    return _finish(_generator(generator).uniform(_size(size, "rand"), dt._np), device, requires_grad)
 
 
 def randn(*size: Any, generator: Any = None, dtype: Any = None, device: DeviceLike = None,
           requires_grad: bool = False) -> Tensor:
     """Standard normal numbers, PyTorch's stream (see ``learntorch.random``)."""
     dt = _float_dtype(dtype)
-    return _finish(_generator(generator).normal(_size(size), dt._np), device, requires_grad)
+    return _finish(_generator(generator).normal(_size(size, "randn"), dt._np), device, requires_grad)
 
 
 def randint(low: int, high: Any = None, size: Any = None, *, generator: Any = None, dtype: Any = None,
             device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+    only_bounds_given = high is not None and size is None
     if size is None:
         low, high, size = 0, low, high
     if size is None:
         raise TypeError("randint() missing 1 required positional arguments: \"size\"")
+    if isinstance(size, (int, np.integer)) and not isinstance(size, bool):  # randint(0, 10): no size
+        where = " (position 2)" if only_bounds_given else ""
+        raise TypeError(f"randint(): argument 'size'{where} must be tuple of ints, not int")
     dt = dtypes.from_any(dtype) if dtype is not None else dtypes.int64
-    return _finish(_generator(generator).random_integers(low, high, _size((tuple(size),)), dt._np), device,
+    return _finish(_generator(generator).random_integers(low, high, _size((tuple(size),), "randint"), dt._np), device,
                    requires_grad)
 
 
@@ -438,7 +479,8 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
         raise RuntimeError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{input.dtype}'")
     probs = np.asarray(input.detach().cpu().numpy())
     if ((probs < 0) | (probs > 1)).any():
-        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
+                           "be improved?  If so, please report an enhancement request to PyTorch.)")
     u = gen.uniform(shape, input.dtype._np)
     return _finish((u < probs).astype(input.dtype._np), input.device, False)
 

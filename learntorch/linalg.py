@@ -11,8 +11,18 @@ matrix or an integer tensor is a ``RuntimeError``; a singular matrix, or one tha
 not positive-definite for ``cholesky``, is a ``torch.linalg.LinAlgError`` (a
 ``RuntimeError`` too).
 
+The triangular solves and the LU factorisation (``solve_triangular``, ``lu_factor``,
+``lu_solve`` …) and the ``_ex`` forms that return an ``info`` tensor instead of raising live
+in ``ops/linalg_lu.py``; ``matrix_exp`` and ``householder_product`` in ``ops/linalg_products.py``.
+This module adds ``cond``, ``vander``, ``tensorinv`` and ``tensorsolve``, made of those.
+
+learntorch has no complex dtypes, so ``eig`` and ``eigvals`` (whose results are complex for
+a general real matrix) raise a ``NotImplementedError`` that says so; ``eigh`` covers
+symmetric matrices.  ``ldl_factor`` / ``ldl_solve`` are not implemented.
+
 The older top-level spellings (``torch.inverse``, ``torch.det``, ``torch.svd`` with
-``V`` rather than ``Vh``, ``torch.pinverse``, ``torch.cross`` …) are at the end.
+``V`` rather than ``Vh``, ``torch.pinverse``, ``torch.cross``, ``torch.lu``,
+``torch.triangular_solve`` …) are at the end.
 """
 from __future__ import annotations
 
@@ -20,18 +30,25 @@ import functools
 import warnings
 from typing import Any, Optional, Sequence, Union
 
-from .creation import eye
+from . import dtypes
+from .creation import eye, ones
 from .dtypes import SCALAR_NAMES
 from .ops import reduction
 from .ops.arrange import diagonal as _diagonal
 from .ops.matmul import matmul
-from .ops.linalg_decomp import (LinAlgError, cholesky, cross, det, eigh, inv, matrix_rank, pinv, qr, slogdet,
-                                solve, svd, svdvals)
+from .ops.linalg_decomp import (LinAlgError, _check_matrix, cholesky, cross, det, eigh, inv, matrix_rank, pinv, qr,
+                                slogdet, solve, svd, svdvals)
+from .ops.linalg_lu import (cholesky_ex, inv_ex, legacy_lu as _legacy_lu, lu, lu_factor, lu_factor_ex, lu_solve,
+                            lu_unpack, solve_ex, solve_triangular, triangular_solve as _triangular_solve)
+from .ops.linalg_products import householder_product, matrix_exp
+from .ops.shape import cat, stack
 from .tensor import Tensor
 
 __all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "inv", "det", "slogdet", "solve", "svd", "svdvals",
            "qr", "eigh", "eigvalsh", "cholesky", "pinv", "matrix_rank", "cross", "matmul", "vecdot",
-           "matrix_power", "multi_dot", "diagonal", "lstsq"]
+           "matrix_power", "multi_dot", "diagonal", "lstsq",
+           "solve_triangular", "lu_factor", "lu_factor_ex", "lu", "lu_solve", "inv_ex", "solve_ex", "cholesky_ex",
+           "cond", "matrix_exp", "householder_product", "vander", "tensorinv", "tensorsolve", "eig", "eigvals"]
 
 Ord = Union[int, float, str, None]
 _INF = float("inf")
@@ -173,7 +190,186 @@ def lstsq(A: Tensor, B: Tensor, rcond: Optional[float] = None, *, driver: Option
     return _LstsqResult((X, empty, matrix_rank(A.detach(), rtol=rcond), empty))
 
 
+# ----------------------------------------------------------------------------- built on the factorisations
+_COND_ORDERS = (None, 2, -2, "fro", "nuc", 1, -1, _INF, -_INF)
+
+
+def cond(A: Tensor, p: Ord = None) -> Tensor:
+    """The condition number ``‖A‖ · ‖A⁻¹‖``: how much a relative error in ``b`` can grow in the
+    solution of ``A x = b`` (1 for an orthogonal matrix, ``inf`` for a singular one).
+
+    For the 2-norm (the default) it is ``σ_max / σ_min``, from the singular values, so a
+    non-square ``A`` is allowed; ``p=-2`` gives the reciprocal.  The other norms need the
+    inverse, hence a square ``A``; a singular one gives ``inf``."""
+    if A.ndim < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if p not in _COND_ORDERS:
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    if p in (None, 2, -2):
+        s = svdvals(A)
+        largest, smallest = s[..., :1], s[..., -1:]
+        return (smallest / largest if p == -2 else largest / smallest).squeeze(-1)
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    inverse, info = inv_ex(A)
+    if p != "nuc":  # a singular matrix's "inverse" holds inf and nan: its condition number is inf
+        return (matrix_norm(A, p) * matrix_norm(inverse, p)).nan_to_num(nan=_INF, posinf=_INF)
+    singular = info > 0
+    if not bool(singular.any()):
+        return matrix_norm(A, p) * matrix_norm(inverse, p)
+    inverse = inverse.where(~singular.unsqueeze(-1).unsqueeze(-1), 0.0)  # (no singular values of nan)
+    return (matrix_norm(A, p) * matrix_norm(inverse, p)).where(~singular, _INF)
+
+
+def vander(x: Tensor, *, N: Optional[int] = None) -> Tensor:
+    """The Vandermonde matrix ``[1, x, x², …, x^(N-1)]`` (powers increasing along the last
+    dimension; ``N`` defaults to ``x``'s length): the design matrix of a polynomial fit, since
+    ``vander(x) @ c`` evaluates the polynomial with coefficients ``c`` at each ``x``."""
+    if x.dtype is dtypes.bool:
+        raise RuntimeError("linalg.vander supports floating point, complex, and integer tensors, but got Bool")
+    n = x.shape[-1] if x.ndim else 1
+    N = n if N is None else N
+    if N <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    if not x.dtype.is_floating_point:
+        x = x.to(dtypes.int64)
+    return cat([ones(*x.shape, 1, dtype=x.dtype, device=x.device), _running_powers(x, N - 1)], dim=-1)
+
+
+def _running_powers(x: Tensor, count: int) -> Tensor:
+    """``x, x², …, x^count`` along a new last dimension, each power the previous one times ``x``
+    (the running product that ``cumprod`` computes, written out so that it can be
+    differentiated twice)."""
+    powers = [x]
+    for _ in range(count - 1):
+        powers.append(powers[-1] * x)
+    return stack(powers, dim=-1)
+
+
+def _prod(sizes: Sequence[int]) -> int:
+    out = 1
+    for s in sizes:
+        out *= s
+    return out
+
+
+def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
+    """The inverse of ``A`` seen as a linear map from its last dimensions (from ``ind`` on) to
+    its first ``ind``: ``tensordot(tensorinv(A, ind), A, ind)`` is the identity.  It is the
+    matrix inverse of ``A`` flattened to a square matrix, reshaped back."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = _prod(A.shape[:ind]), _prod(A.shape[ind:])
+    if rows != cols:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {cols} != {rows}")
+    return inv(A.reshape(rows, cols)).reshape(*A.shape[ind:], *A.shape[:ind])
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims: Optional[Sequence[int]] = None) -> Tensor:
+    """The ``X`` with ``tensordot(A, X, X.ndim) == B``: ``A``'s first ``B.ndim`` dimensions
+    are the equations, the rest the unknowns (``dims``: dimensions of ``A`` to move to the end
+    first).  A matrix ``solve`` on the flattened shapes."""
+    if dims is not None:
+        dims = [d % A.ndim for d in dims]
+        A = A.movedim(dims, list(range(A.ndim - len(dims), A.ndim)))
+    unknowns = tuple(A.shape[B.ndim:])
+    rows, cols = _prod(A.shape[:B.ndim]), _prod(unknowns)
+    if rows != cols:
+        raise RuntimeError("Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                           f"prod(self.shape[:other.ndim]), but got {cols} != {rows}")
+    return solve(A.reshape(rows, cols), B.reshape(rows)).reshape(unknowns)
+
+
+def _no_complex(name: str, A: Tensor) -> None:
+    _check_matrix(name, A)
+    raise NotImplementedError(f"{name}: the eigenvalues of a general real matrix are complex numbers, and learntorch "
+                              "has no complex dtypes, so this is not supported. For a symmetric matrix use "
+                              "torch.linalg.eigh / eigvalsh, whose results are real.")
+
+
+def eig(A: Tensor) -> Any:
+    """Not supported: the eigen-decomposition of a general matrix is complex (see :func:`eigh`)."""
+    _no_complex("linalg.eig", A)
+
+
+def eigvals(A: Tensor) -> Tensor:
+    """Not supported: the eigenvalues of a general matrix are complex (see :func:`eigvalsh`)."""
+    _no_complex("linalg.eigvals", A)
+
+
+_NOT_HERE = ("ldl_factor", "ldl_factor_ex", "ldl_solve")
+
+
+def __getattr__(name: str) -> Any:
+    """Say why a ``torch.linalg`` name is missing where the reason is known."""
+    if name in _NOT_HERE:
+        raise AttributeError(f"learntorch.linalg has no {name}: the LDLᵀ factorisation with Bunch-Kaufman pivoting "
+                             "is not implemented. For a symmetric positive-definite matrix use "
+                             "torch.linalg.cholesky, otherwise torch.linalg.lu_factor / lu_solve.")
+    raise AttributeError(f"module 'learntorch.linalg' has no attribute '{name}'")
+
+
 # ----------------------------------------------------------------------------- older top-level spellings
+_WARNED: set = set()  # PyTorch gives each deprecation warning once per process (TORCH_WARN_ONCE)
+
+
+def _deprecated(name: str, message: str) -> None:
+    if name not in _WARNED:
+        _WARNED.add(name)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
+
+def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
+                     unitriangular: bool = False) -> Any:
+    """``torch.triangular_solve``: ``(solution, cloned_coefficient)`` with ``A X = b``
+    (``transpose``: ``Aᵀ X = b``).  Deprecated by PyTorch in favour of ``solve_triangular(A, b)``
+    (arguments the other way round, and no copy of ``A``); it warns once."""
+    _deprecated("triangular_solve",
+                "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular and will be removed "
+                "in a future PyTorch release.\ntorch.linalg.solve_triangular takes its arguments the other way "
+                "round and returns no copy of A:\nX = torch.triangular_solve(B, A).solution\nbecomes\n"
+                "X = torch.linalg.solve_triangular(A, B).")
+    return _triangular_solve(b, A, upper, transpose, unitriangular)
+
+
+def legacy_lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
+    """``torch.lu``: ``(LU, pivots)`` or, with ``get_infos``, ``(LU, pivots, info)``.  Deprecated
+    by PyTorch in favour of ``linalg.lu_factor`` / ``lu_factor_ex``; it warns once."""
+    _deprecated("lu", "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and "
+                "will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nbecomes\n"
+                "LU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+                "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nbecomes\n"
+                "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)")
+    return _legacy_lu(A, pivot, get_infos)
+
+
+def legacy_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+    """``torch.lu_solve(b, LU, pivots)``: ``linalg.lu_solve(LU, pivots, b)`` (deprecated by
+    PyTorch, which moved ``b`` last; it warns once)."""
+    _deprecated("lu_solve", "torch.lu_solve is deprecated in favor of torch.linalg.lu_solve and will be removed in a "
+                "future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\n"
+                "X = torch.lu_solve(B, LU, pivots)\nbecomes\nX = torch.linalg.lu_solve(LU, pivots, B)")
+    return lu_solve(LU_data, LU_pivots, b)
+
+
+def legacy_vander(x: Tensor, N: Optional[int] = None, increasing: bool = False) -> Tensor:
+    """``torch.vander``: the powers of a 1-D ``x`` as columns, *decreasing* by default
+    (NumPy's convention; ``torch.linalg.vander`` increases and takes batches)."""
+    if x.ndim != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    N = x.shape[0] if N is None else N
+    if N < 0:
+        raise RuntimeError("N must be non-negative.")
+    if not x.dtype.is_floating_point:
+        x = x.to(dtypes.int64)
+    result = ones(x.shape[0], N, dtype=x.dtype, device=x.device)
+    if N > 1:
+        result[:, 1:] = _running_powers(x, N - 1)
+    return result if increasing else result.flip(1)
+
+
 def inverse(input: Tensor) -> Tensor:
     """``torch.inverse``: the same as ``torch.linalg.inv``."""
     return inv(input)

@@ -85,11 +85,12 @@ not at 2**32 as older releases did.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import operator
 import os
 from fractions import Fraction
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -536,8 +537,13 @@ class Generator:
                 raise RuntimeError(f"from is out of bounds for {_C_NAMES[dt.name]}")
             if high - 1 > info.max:
                 raise RuntimeError(f"to - 1 is out of bounds for {_C_NAMES[dt.name]}")
-        elif dt in (np.float32, np.float64):
-            digits = np.finfo(dt).nmant + 1
+        elif dt == np.bool_:  # the same draws, cast to bool: only [0, 1] fits
+            if low < 0:
+                raise RuntimeError("from is out of bounds for bool")
+            if high - 1 > 1:
+                raise RuntimeError("to - 1 is out of bounds for bool")
+        elif dt in (np.float16, np.float32, np.float64) or dt.name == "bfloat16":
+            digits = 8 if dt.name == "bfloat16" else np.finfo(dt).nmant + 1
             if low < -(2**digits) or high - 1 > 2**digits:
                 raise NotImplementedError(
                     f"randint beyond [-2**{digits}, 2**{digits}] is inexact in {dt.name}; "
@@ -620,3 +626,19 @@ def get_rng_state() -> Any:
 def set_rng_state(new_state: Any) -> None:
     """Restore the default generator from ``get_rng_state()`` (a uint8 tensor, or its NumPy array)."""
     default_generator.set_state(new_state)
+
+
+@contextlib.contextmanager
+def fork_rng(devices: Any = None, enabled: bool = True, _caller: str = "fork_rng",
+             _devices_kw: str = "devices", device_type: Any = None) -> Iterator[None]:
+    """``torch.random.fork_rng()``: run the block with the default generator's state saved,
+    and put that state back afterwards, so draws inside do not move the stream outside.
+    (Only the CPU generator is forked here; ``enabled=False`` forks nothing.)"""
+    if not enabled:
+        yield
+        return
+    state = get_rng_state()
+    try:
+        yield
+    finally:
+        set_rng_state(state)

@@ -19,7 +19,8 @@ The file is a **zip archive** (open it with any zip tool and look) holding
   object: ``dict`` / ``OrderedDict`` (a list of ``[key, value]`` pairs, so the
   order and the *type* of each key survive — an optimizer's ``{0: ...}`` comes
   back with the int key ``0``, not ``"0"``), ``list``, ``tuple``, ``Size``,
-  ``dtype``, ``device``, non-finite floats (``"nan"``, ``"inf"``) and
+  ``dtype``, ``device``, ``set`` (a list of items), ``bytes``/``bytearray``
+  (hex digits), non-finite floats (``"nan"``, ``"inf"``) and
   ``tensor`` (a reference into the ``tensors`` table);
 * ``tensors/<i>.npy`` — one NumPy ``.npy`` file per tensor, written with
   ``numpy.save(allow_pickle=False)`` and read back with
@@ -49,7 +50,7 @@ What comes back:
 * a dict subclass other than ``OrderedDict`` (``defaultdict``) comes back as a
   plain ``dict``; the same list reached twice comes back as two lists.
 
-:func:`save` refuses anything else (a NumPy array, a set, a lambda) with a
+:func:`save` refuses anything else (a NumPy array, a lambda) with a
 ``TypeError`` that names the type and where it sits in the object.  An object
 holding a whole ``nn.Module`` is pickled instead, as PyTorch does
 (``serialization_pickle.py``); loading it needs ``weights_only=False``, on purpose.
@@ -127,6 +128,10 @@ class _Writer:
             return {"kind": "dtype", "name": obj.name}
         if isinstance(obj, Device):
             return {"kind": "device", "name": str(obj)}
+        if type(obj) in (bytes, bytearray):
+            return {"kind": type(obj).__name__, "hex": obj.hex()}
+        if type(obj) is set:  # (PyTorch's weights_only load takes sets back, not frozensets)
+            return {"kind": "set", "items": [self.encode(v, f"{path}<set item>") for v in obj]}
         if isinstance(obj, dict) or type(obj) in (list, tuple, Size):
             if id(obj) in self._open:
                 raise ValueError(f"learntorch.save: {path} contains itself (a cyclic reference); "
@@ -373,6 +378,19 @@ class _Reader:
                     raise self.corrupt("a Size entry with entries that are not ints")
                 return Size(values)
             return values if kind == "list" else tuple(values)
+        if kind == "set":
+            items = node.get("items")
+            if not isinstance(items, list):
+                raise self.corrupt("a set entry without items")
+            try:
+                return set(self.decode(v) for v in items)
+            except TypeError:
+                raise self.corrupt("a set entry with an unhashable item") from None
+        if kind in ("bytes", "bytearray"):
+            try:
+                return (bytes if kind == "bytes" else bytearray).fromhex(node.get("hex"))
+            except (TypeError, ValueError):
+                raise self.corrupt("a bytes entry without its hex digits") from None
         if kind == "float":
             value = node.get("value")
             if value not in ("nan", "inf", "-inf"):

@@ -32,7 +32,157 @@ from .size import Size
 
 _BFLOAT16 = dtype_bfloat16.bfloat16
 
-__all__ = ["Tensor"]
+__all__ = ["Tensor", "memory_format", "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
+           "format_strides", "laid_out", "check_memory_format"]
+
+
+# ---------------------------------------------------------------------------- memory formats
+class memory_format:
+    """How a tensor's elements are laid out in memory: ``torch.contiguous_format`` (row-major,
+    the last dimension fastest), ``torch.channels_last`` (a 4-D ``(N, C, H, W)`` image stored as
+    NHWC: the channels of one pixel side by side, which GPU convolution kernels prefer),
+    ``torch.channels_last_3d`` (the same for 5-D ``(N, C, D, H, W)``), and
+    ``torch.preserve_format`` (keep the layout of the tensor one copies).
+
+    A layout changes ``stride()`` and ``is_contiguous(memory_format=...)``, never a value:
+    ``x`` and ``x.contiguous(memory_format=torch.channels_last)`` are equal element by element,
+    and every operation gives the same numbers for both.  learntorch really builds the NHWC
+    array (a NumPy transpose, copied, seen back in NCHW order), so the strides are PyTorch's;
+    its kernels gain no speed from it.  Like PyTorch's, the four objects are the only
+    instances (``torch.memory_format()`` is an error), and they print as their names."""
+
+    __slots__ = ("_name",)
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "memory_format":
+        raise TypeError("cannot create 'torch.memory_format' instances")
+
+    @classmethod
+    def _named(cls, name: str) -> "memory_format":
+        fmt = object.__new__(cls)
+        object.__setattr__(fmt, "_name", name)
+        return fmt
+
+    def __repr__(self) -> str:
+        return f"torch.{self._name}"
+
+    def __reduce__(self) -> str:
+        """Pickled (and deep-copied) by name, so that a copy is the same object."""
+        return self._name
+
+
+contiguous_format = memory_format._named("contiguous_format")
+channels_last = memory_format._named("channels_last")
+channels_last_3d = memory_format._named("channels_last_3d")
+preserve_format = memory_format._named("preserve_format")
+
+
+
+class layout:
+    """What kind of storage a tensor has: ``torch.strided`` (a dense block of memory read with
+    strides), the only kind learntorch has; PyTorch also has sparse ones (``torch.sparse_coo``
+    …), named here so that programs can compare against them."""
+
+    __slots__ = ("_name",)
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "layout":
+        raise TypeError("cannot create 'torch.layout' instances")
+
+    @classmethod
+    def _named(cls, name: str) -> "layout":
+        kind = object.__new__(cls)
+        object.__setattr__(kind, "_name", name)
+        return kind
+
+    def __repr__(self) -> str:
+        return f"torch.{self._name}"
+
+    def __reduce__(self) -> str:
+        return self._name
+
+
+strided = layout._named("strided")
+sparse_coo = layout._named("sparse_coo")
+sparse_csr = layout._named("sparse_csr")
+
+# the dimensions of a channels-last layout from slowest to fastest: the channels come last
+_DIMENSION_ORDER = {channels_last: (0, 2, 3, 1), channels_last_3d: (0, 2, 3, 4, 1)}
+
+
+def check_memory_format(fmt: Any, where: str) -> None:
+    """PyTorch's TypeError for a ``memory_format=`` that is not one (a string, ``None``)."""
+    if not isinstance(fmt, memory_format):
+        raise TypeError(f"{where}(): argument 'memory_format' must be torch.memory_format, not "
+                        f"{_argument_type_name(fmt)}")
+
+
+def _argument_type_name(value: Any) -> str:
+    """How PyTorch's argument errors name a type: ``int``, ``NoneType``, ``Tensor``, ``numpy.bool``."""
+    cls = type(value)
+    if isinstance(value, Tensor) or cls.__module__ == "builtins":
+        return cls.__name__
+    return f"{cls.__module__.split('.')[0]}.{cls.__name__}"
+
+
+def _layout_order(ndim: int, fmt: memory_format) -> tuple:
+    """The dimensions of layout ``fmt`` from slowest to fastest (row-major: in order).  PyTorch's
+    rule for the rank: 4 dimensions for ``channels_last``, 5 for ``channels_last_3d``."""
+    order = _DIMENSION_ORDER.get(fmt)
+    if order is None:
+        return tuple(range(ndim))
+    if ndim != len(order):
+        raise RuntimeError(f"required rank {len(order)} tensor to use {fmt._name} format")
+    return order
+
+
+def format_strides(shape: Sequence[int], fmt: memory_format) -> tuple:
+    """The strides a fresh tensor of ``shape`` gets in layout ``fmt``: each dimension steps over
+    all the faster ones (a dimension of size 1 too, as in PyTorch)."""
+    order = _layout_order(len(shape), fmt)
+    strides, step = [0] * len(shape), 1
+    for d in reversed(order):
+        strides[d] = step
+        step *= max(shape[d], 1)
+    return tuple(strides)
+
+
+def laid_out(t: "Tensor", fmt: memory_format) -> Any:
+    """``t``'s array copied into the layout ``fmt`` (``contiguous_format`` or a channels-last one).
+
+    Channels last: an empty ``(N, H, W, C)`` array, filled from ``t`` transposed that way,
+    and seen back in ``(N, C, H, W)`` order -- the values and the shape are ``t``'s, the
+    strides NHWC's (those of :func:`format_strides`)."""
+    order = _layout_order(t.ndim, fmt)
+    lib = np if t._backend.is_numpy else cupy_or_none()
+    if lib is None or not isinstance(t._data, lib.ndarray):
+        return t._data  # the array-API stand-in for CUDA has no strides to arrange
+    dense = lib.empty(tuple(t._data.shape[d] for d in order), dtype=t._data.dtype)
+    dense[...] = t._data.transpose(order)
+    return dense.transpose(tuple(int(i) for i in np.argsort(order)))
+
+
+def _is_laid_out(shape: Sequence[int], strides: Sequence[int], order: Sequence[int]) -> bool:
+    """Are these strides those of a dense layout whose dimensions, slowest to fastest, are
+    ``order``?  Dimensions of size 1 are skipped (any stride will do for them), as in PyTorch."""
+    expected = 1
+    for d in reversed(order):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+# ---------------------------------------------------------------------------- shared memory
+# The storages (the arrays that own the memory) that ``share_memory_()`` marked: by id, with a
+# weak reference, so that an entry goes when its array goes and a reused id is not mistaken.
+_SHARED_STORAGES: dict[int, weakref.ref] = {}
+
+
+def _storage_of(array: Any) -> Any:
+    """The array that owns ``array``'s memory (a view's ``base``; itself for an owner)."""
+    while isinstance(getattr(array, "base", None), np.ndarray):
+        array = array.base
+    return array
 
 
 class Tensor:
@@ -50,6 +200,9 @@ class Tensor:
     _grad_accumulator: Any = None  # a leaf's AccumulateGrad, held weakly
     _inference = False  # set on the instance for a tensor made inside inference_mode()
     _post_accumulate_grad_hooks = None  # register_post_accumulate_grad_hook's table, on the instance
+    # NumPy defers to a tensor in ``np.float32(2) * t`` and ``np.ones(2) + t`` (it would otherwise
+    # turn the tensor into an array and return an array): the tensor's reflected operator runs.
+    __array_priority__ = 1000
 
     # ------------------------------------------------------------------ construction
     def __init__(self, *args: Any, device: DeviceLike = None, **kwargs: Any) -> None:
@@ -179,6 +332,11 @@ class Tensor:
         return self._dtype.itemsize
 
     @property
+    def layout(self) -> layout:
+        """``torch.strided``: every learntorch tensor is a dense block read with strides."""
+        return strided
+
+    @property
     def is_cuda(self) -> bool:
         return self._device.type == "cuda"
 
@@ -207,11 +365,42 @@ class Tensor:
             strides = _contiguous_strides(self.shape)
         return strides if dim is None else strides[_wrap_dim(dim, self.ndim)]
 
-    def is_contiguous(self) -> bool:
+    def is_contiguous(self, memory_format: "memory_format" = contiguous_format) -> bool:
+        """Are the elements stored densely in row-major order (or in the layout ``memory_format``
+        names: ``torch.channels_last`` asks whether the tensor is stored as NHWC)?"""
+        if memory_format is not contiguous_format:
+            order = _DIMENSION_ORDER.get(memory_format)
+            if order is not None:
+                return self.ndim == len(order) and _is_laid_out(self._data.shape, self.stride(), order)
+            check_memory_format(memory_format, "is_contiguous")  # (preserve_format: the plain question, as PyTorch)
         flags = getattr(self._data, "flags", None)  # NumPy and CuPy arrays; the stand-in wraps a NumPy array
         if flags is None:
             flags = getattr(getattr(self._data, "_array", None), "flags", None)
         return True if flags is None else bool(flags.c_contiguous)
+
+    # ------------------------------------------------------------------ shared memory
+    def share_memory_(self) -> "Tensor":
+        """Mark this tensor's storage as shared between processes; returns ``self``.
+
+        In PyTorch this moves a CPU storage into shared memory, so that worker processes
+        (``torch.multiprocessing``, Hogwild training with ``model.share_memory()``) see each
+        other's updates.  learntorch runs in one process and has no such workers: there is
+        nobody to share with, so the memory stays where it is and only the mark is kept,
+        for :meth:`is_shared` to report as PyTorch does (views and ``detach()`` share it,
+        a ``clone()`` does not).  A CUDA tensor is shared already."""
+        if self._device.type == "cpu":
+            storage = _storage_of(self._data)
+            key = id(storage)
+            _SHARED_STORAGES[key] = weakref.ref(storage, lambda _ref, key=key: _SHARED_STORAGES.pop(key, None))
+        return self
+
+    def is_shared(self) -> bool:
+        """Is the storage marked by :meth:`share_memory_`?  Always True for CUDA tensors, as in PyTorch."""
+        if self._device.type != "cpu":
+            return True
+        storage = _storage_of(self._data)
+        ref = _SHARED_STORAGES.get(id(storage))
+        return ref is not None and ref() is storage
 
     def data_ptr(self) -> int:
         """Address of the first element (CPU: NumPy's pointer), to show shared memory."""
@@ -226,12 +415,23 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if type(value) is not bool:  # 1, a NumPy bool, a tensor: PyTorch refuses them all
+            raise RuntimeError("requires_grad must be a bool")
         if value and self.grad_fn is None and not self._dtype.is_floating_point:  # PyTorch's wording differs
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self.requires_grad_(value)
 
-    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
-        """Switch gradient tracking on or off for a leaf (PyTorch forbids it on non-leaves)."""
+    def requires_grad_(self, requires_grad: bool = True, /, **by_name: Any) -> "Tensor":
+        """Switch gradient tracking on or off for a leaf (PyTorch forbids it on non-leaves).
+
+        ``requires_grad`` must be a real ``bool``: ``requires_grad_(1)`` is PyTorch's TypeError,
+        not a silent True.  (The argument is positional-only plus ``**by_name`` only so that the
+        message can say, as PyTorch's does, whether it was passed by position or by name.)"""
+        if by_name:
+            requires_grad = _bool_by_name("requires_grad_", "requires_grad", by_name)
+        elif type(requires_grad) is not bool:
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be bool, not "
+                            f"{_argument_type_name(requires_grad)}")
         if self.grad_fn is not None:
             if requires_grad:
                 return self
@@ -421,6 +621,13 @@ class Tensor:
         array = self.numpy()
         return array if dtype is None else array.astype(dtype)
 
+    def __array_wrap__(self, array: np.ndarray, context: Any = None, return_scalar: bool = False) -> "Tensor":
+        """What a NumPy function of a tensor returns (``np.exp(t)``): a tensor on the result's memory,
+        as PyTorch returns.  A bool result comes back as uint8, as PyTorch's does."""
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        return Tensor._make(np.asarray(array), CPU)
+
     def item(self) -> Any:
         """The single value of a one-element tensor as a Python number."""
         if self.numel() != 1:
@@ -573,6 +780,17 @@ def _count_device_memory(data: Any, dev: device) -> None:
 def _rebuild(array: np.ndarray, dev: str, requires_grad: bool) -> Tensor:
     d = as_device(dev)
     return Tensor._make(transfer(array.copy(), CPU, d), d, requires_grad)
+
+
+def _bool_by_name(function: str, name: str, by_name: dict) -> bool:
+    """The one keyword argument ``name`` of ``function``, which must be a ``bool`` (PyTorch's errors)."""
+    for key in by_name:
+        if key != name:
+            raise TypeError(f"{function}() got an unexpected keyword argument '{key}'")
+    value = by_name[name]
+    if type(value) is not bool:
+        raise TypeError(f"{function}(): argument '{name}' must be bool, not {_argument_type_name(value)}")
+    return value
 
 
 def _contiguous_strides(shape: Sequence[int]) -> tuple:

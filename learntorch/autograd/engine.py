@@ -315,6 +315,9 @@ def _make_grads(outputs: tuple, grad_outputs: tuple) -> list:
         if g is not None and not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         if g is None:
+            if not out.requires_grad:  # (the pass then refuses it: "does not require grad")
+                grads.append(out._filled_like(1) if out.dtype.is_floating_point else None)
+                continue
             if out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not out.dtype.is_floating_point:

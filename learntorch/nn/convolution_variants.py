@@ -1,27 +1,23 @@
-"""``conv1d`` and the transposed convolutions, built on ``conv2d`` (``ops/convolution.py``).
+"""``conv1d`` and the transposed convolutions, on the kernels of ``ops/convolution.py``.
 
-They live in ``nn/`` rather than ``ops/`` because they are compositions: ``conv2d`` on an
-unsqueezed input, zeros inserted between input steps, and ``F.pad`` (which ``ops/`` may not import).
+They live in ``nn/`` because they are PyTorch's ``nn.functional`` entry points: argument
+checks in PyTorch's words, ``padding='same'`` (which may need ``F.pad``, and ``ops/``
+may not import it), unbatched inputs; the arithmetic is ``ops/convolution.py``'s.
 
-* **conv1d** is conv2d on a one-pixel-high image: ``(N, C, L)`` → ``(N, C, 1, L)``.
-  :class:`Convolution1d` wraps the 2-D kernel's forward and backward (reshaping
-  the arrays) so that the result's ``grad_fn`` is PyTorch's ``ConvolutionBackward0``.
+* **conv1d** is conv2d on a one-pixel-high image: ``(N, C, L)`` is computed as
+  ``(N, C, 1, L)``.  The same :class:`~learntorch.ops.convolution.Convolution` Function
+  takes 3-D tensors and does the reshaping on its arrays, so the result's ``grad_fn``
+  is PyTorch's ``ConvolutionBackward0`` and a gradient taken with ``create_graph=True``
+  has ``ConvolutionBackwardBackward0`` (a WGAN-GP penalty on a 1-D critic works).
 
 * **conv_transpose** ("deconvolution") runs a convolution backwards: each input
   pixel *spreads* its value through the kernel onto a ``stride``-times larger
-  output -- it is exactly the gradient of ``conv`` with respect to its input.
-  The same numbers come from an ordinary convolution:
+  output -- it is exactly the gradient of ``conv`` with respect to its input, and
+  that is how :class:`~learntorch.ops.convolution.ConvolutionTranspose` computes it.
+  Here we only check the arguments and work out the output size,
+  ``(L-1)·stride - 2·padding + dilation·(k-1) + output_padding + 1`` per dimension.
 
-  1. put ``stride - 1`` zeros between neighbouring input pixels;
-  2. pad each side by ``dilation·(k-1) - padding`` (cropping when negative), plus
-     ``output_padding`` at the end;
-  3. convolve (stride 1, same dilation) with the kernel flipped in space and its
-     in/out channels swapped (per group).
-
-  Every step is a differentiable operation (``cat``, ``reshape``, ``F.pad``,
-  ``flip``, ``conv2d``), so backward comes for free.  The zeros cost
-  ``stride²`` times more multiplications than a direct scatter would; for the
-  sizes of this course that is the price of a short, checkable implementation.
+There is no ``conv3d`` (nor ``conv_transpose3d``) in learntorch.
 """
 from __future__ import annotations
 
@@ -29,13 +25,9 @@ from typing import Optional, Sequence, Union
 
 from .. import autocast_state
 from ..ops.autocast import lower_precision
-from ..autograd.function import Function
-from ..ops.common import new_result
 from ..tensor import Tensor
-from ..creation import zeros
-from ..ops.convolution import Convolution, conv2d, pair
+from ..ops.convolution import Convolution, ConvolutionTranspose, pair
 from ..ops.padding import pad as _pad
-from ..ops.shape import cat
 
 __all__ = ["conv1d", "conv_transpose1d", "conv_transpose2d", "single", "conv_transpose_output_padding"]
 
@@ -53,28 +45,6 @@ def single(value: IntOrSeq) -> int:
 
 def _tuple(value: IntOrSeq, n: int) -> tuple:
     return (single(value),) if n == 1 else pair(value)
-
-
-class Convolution1d(Function):
-    """The 2-D convolution kernel on ``(N, C, 1, L)``: same maths, PyTorch's ``grad_fn`` name."""
-
-    _backward_name = "ConvolutionBackward0"
-
-    @staticmethod
-    def forward(ctx, x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: int = 1, padding: int = 0,
-                dilation: int = 1, groups: int = 1) -> Tensor:
-        x2 = new_result(x._data[:, :, None, :], x)
-        w2 = new_result(weight._data[:, :, None, :], weight)
-        out = Convolution.forward(ctx, x2, w2, bias, stride=(1, stride), padding=(0, padding),
-                                  dilation=(1, dilation), groups=groups)
-        return new_result(out._data[:, :, 0, :], x)
-
-    @staticmethod
-    def backward(ctx, grad: Tensor) -> tuple:
-        xp = grad._backend.xp
-        gx, gw, gb = Convolution.backward(ctx, new_result(xp.ascontiguousarray(grad._data[:, :, None, :]), grad))
-        squeeze = (lambda g: None if g is None else new_result(xp.ascontiguousarray(g._data[:, :, 0, :]), grad))
-        return squeeze(gx), squeeze(gw), gb
 
 
 def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrSeq = 1,
@@ -112,20 +82,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
                            f"size: ({dilation * (weight.shape[2] - 1) + 1}). Kernel size can't be greater than "
                            f"actual input size")
     args = (input, weight) if bias is None else (input, weight, bias)
-    return Convolution1d.apply(*args, stride=stride, padding=padding, dilation=dilation, groups=groups)
-
-
-def _insert_zeros(x: Tensor, dim: int, stride: int) -> Tensor:
-    """``stride - 1`` zeros between neighbours along ``dim``: length ``L`` → ``(L-1)·stride + 1``."""
-    if stride == 1:
-        return x
-    length = x.shape[dim]
-    shape = list(x.shape)
-    shape.insert(dim + 1, stride - 1)
-    spread = cat([x.unsqueeze(dim + 1), zeros(shape, dtype=x.dtype, device=x.device)], dim + 1)
-    merged = list(x.shape)
-    merged[dim] = length * stride
-    return spread.reshape(merged).narrow(dim, 0, (length - 1) * stride + 1)
+    return Convolution.apply(*args, stride=(1, stride), padding=(0, padding), dilation=(1, dilation), groups=groups)
 
 
 def _conv_transpose(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: tuple, padding: tuple,
@@ -152,26 +109,19 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Optional[Tensor], strid
                            f"output_padding={list(output_padding)}, stride={list(stride)}, "
                            f"dilation={list(dilation)}")
     kernel = tuple(weight.shape[2:])
-    x = input
-    for i, s in enumerate(stride):
-        x = _insert_zeros(x, 2 + i, s)
-    amounts = []  # F.pad order: last dimension first
-    for k, p, op, d in reversed(list(zip(kernel, padding, output_padding, dilation))):
-        edge = d * (k - 1) - p
-        amounts += [edge, edge + op]
-    if any(amounts):
-        x = _pad(x, amounts)
-    for size, k, d in zip(x.shape[2:], kernel, dilation):
-        if size < d * (k - 1) + 1:
-            raise RuntimeError(f"{name}: the output would be empty (input {list(input.shape)}, kernel {kernel}, "
-                               f"padding {padding}); use less padding")
-    # (C_in, C_out/g, *k) → (C_out, C_in/g, *k), per group, flipped in space
-    c_out_g = weight.shape[1]
-    w = weight.reshape(groups, c_in // groups, c_out_g, *kernel).transpose(1, 2)
-    w = w.reshape(groups * c_out_g, c_in // groups, *kernel).flip(list(range(2, 2 + n)))
+    spatial = tuple(input.shape[2:])
+    out_size = tuple((size - 1) * s - 2 * p + d * (k - 1) + op + 1
+                     for size, s, p, d, k, op in zip(spatial, stride, padding, dilation, kernel, output_padding))
+    if any(size <= 0 for size in out_size):  # PyTorch computes 1-D as 2-D, and says so: "(1 x L)"
+        sizes = (" x ".join(map(str, (1,) * (3 - len(spatial)) + spatial)),
+                 " x ".join(map(str, (1,) * (3 - len(spatial)) + out_size)))
+        raise RuntimeError(f"Given input size per channel: ({sizes[0]}). Calculated output size per channel: "
+                           f"({sizes[1]}). Output size is too small")
+    args = (input, weight) if bias is None else (input, weight, bias)
     if n == 1:
-        return conv1d(x, w, bias, 1, 0, dilation[0], groups)
-    return conv2d(x, w, bias, 1, 0, dilation, groups)
+        stride, padding, dilation = (1,) + stride, (0,) + padding, (1,) + dilation
+    return ConvolutionTranspose.apply(*args, stride=stride, padding=padding, dilation=dilation, groups=groups,
+                                      out_size=out_size)
 
 
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrSeq = 1,

@@ -40,7 +40,8 @@ from ..ops.batch_norm import batch_norm  # noqa: F401
 from ..ops.dropout import dropout  # noqa: F401
 from ..ops.padding import pad  # noqa: F401
 from ..tensor import Tensor
-from ..ops.convolution import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d  # noqa: F401  (im2col: own file)
+from ..ops.convolution import conv2d  # noqa: F401  (im2col: own file)
+from ..ops.pooling import adaptive_avg_pool2d, max_pool2d  # noqa: F401  (the N-d pooling kernels: ops/pooling_nd.py)
 from ..ops.activations import (celu, elu, hardsigmoid, hardswish, hardtanh, leaky_relu, logsigmoid,  # noqa: F401
                           mish, relu6, selu, silu, softplus, softsign, threshold)
 from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
@@ -55,7 +56,23 @@ from .gumbel_softmax import gumbel_softmax  # noqa: F401
 from .rms_norm import rms_norm  # noqa: F401
 from ..ops.pooling import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,  # noqa: F401
                            avg_pool1d, max_pool1d)
+# 3-D pooling, un-pooling, the *_with_indices forms (ops/pooling.py, N-d kernels in ops/pooling_nd.py)
+from ..ops.pooling import (adaptive_avg_pool3d, adaptive_max_pool1d_with_indices,  # noqa: F401
+                           adaptive_max_pool2d_with_indices, adaptive_max_pool3d, adaptive_max_pool3d_with_indices,
+                           avg_pool2d, avg_pool3d, max_pool1d_with_indices, max_pool2d_with_indices, max_pool3d,
+                           max_pool3d_with_indices, max_unpool1d, max_unpool2d, max_unpool3d)
+from .lp_pool_lrn import local_response_norm, lp_pool1d, lp_pool2d, lp_pool3d  # noqa: F401
+from ..ops.pixel_shuffle import channel_shuffle  # noqa: F401
+from ..ops.activations import (celu_, elu_, hardtanh_, leaky_relu_, rrelu_, selu_,  # noqa: F401
+                               threshold_)
+_POOL_3D_ALL = ["max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "max_pool1d_with_indices",
+                "max_pool2d_with_indices", "max_pool3d_with_indices", "adaptive_max_pool1d_with_indices",
+                "adaptive_max_pool2d_with_indices", "adaptive_max_pool3d_with_indices", "max_unpool1d",
+                "max_unpool2d", "max_unpool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d", "local_response_norm",
+                "channel_shuffle", "relu_", "elu_", "selu_", "celu_", "leaky_relu_", "hardtanh_", "rrelu_",
+                "threshold_"]
 from ..ops.upsampling import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: F401
+from ..ops.grid_sample import affine_grid, grid_sample  # noqa: F401  (the spatial transformer's two halves)
 from ..ops.pixel_shuffle import pixel_shuffle, pixel_unshuffle  # noqa: F401
 from ..ops.fold import fold, unfold  # noqa: F401
 from ..random import default_generator
@@ -85,6 +102,8 @@ __all__ += _losses_margin_all + ["poisson_nll_loss", "gaussian_nll_loss", "ctc_l
 __all__ += ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d",
             "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle",
             "fold", "unfold"]
+__all__ += _POOL_3D_ALL
+__all__ += ["affine_grid", "grid_sample"]
 
 # PyTorch's names of scalar types, as its error messages print them.
 _SCALAR_NAMES = dtypes.SCALAR_NAMES
@@ -114,6 +133,11 @@ def _const(like: Tensor, data: Any) -> Tensor:
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """``max(0, x)``; its gradient is 1 where the output is positive, else 0."""
     return input.relu_() if inplace else pointwise.relu(input)
+
+
+def relu_(input: Tensor) -> Tensor:
+    """``relu(input, inplace=True)``: overwrite ``input`` with ``max(0, x)`` and return it."""
+    return input.relu_()
 
 
 def sigmoid(input: Tensor) -> Tensor:
@@ -796,7 +820,7 @@ def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Optional
     if reduction == "mean":
         if input.numel() == 0:
             return -prod.sum() * float("nan")
-        return -prod.sum() / (input.numel() / n_classes)
+        return pointwise.DivScalar.apply(-prod.sum(), input.numel() / n_classes)  # (DivBackward1, as PyTorch's)
     if reduction == "sum":
         return -prod.sum()
     return -prod.sum(class_dim)

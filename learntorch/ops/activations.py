@@ -33,7 +33,7 @@ from ..tensor import Tensor
 
 __all__ = ["leaky_relu", "elu", "selu", "celu", "silu", "mish", "softplus", "hardtanh", "relu6", "logsigmoid",
            "hardsigmoid", "hardswish", "softsign", "threshold", "hardshrink", "softshrink", "tanhshrink", "glu",
-           "rrelu"]
+           "rrelu", "elu_", "selu_", "celu_", "leaky_relu_", "hardtanh_", "rrelu_", "threshold_"]
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -127,12 +127,25 @@ def _inside(a: Any, lambd: float) -> Any:
     return (a >= -lambd) & (a <= lambd)
 
 
+def _inplace_twin(fn: type, backward_name: str) -> type:
+    """``fn`` under the node name PyTorch gives its in-place form.  ``elu_`` saves its *result*
+    (the input is gone) and so is another derivative formula in PyTorch, ``EluBackward1``;
+    here the input is kept (copied before it is overwritten) and only the name differs."""
+    return type(fn.__name__ + "Inplace", (fn,), {"_backward_name": backward_name, "__module__": __name__})
+
+
 def _run(fn: type, input: Tensor, inplace: bool, **options: Any) -> Tensor:
     """``fn`` out of place, or written into ``input`` (``inplace=True``) with autograd's
     in-place rules (version counter, a new ``grad_fn`` for ``input``)."""
     if not inplace:
         return fn.apply(input, **options)
-    return inplace_op(input, lambda t: fn.apply(t, inplace=True, **options))
+    twin = _INPLACE_TWINS.get(fn, fn)
+    return inplace_op(input, lambda t: twin.apply(t, inplace=True, **options))
+
+
+# the activations whose in-place node PyTorch names ``...Backward1`` (hardtanh_, relu6_, silu_ ... keep Backward0)
+_INPLACE_TWINS = {fn: _inplace_twin(fn, fn._backward_name.replace("Backward0", "Backward1"))
+                  for fn in (LeakyRelu, Elu, Celu, Threshold)}
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -291,3 +304,37 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     if not lower <= upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     return _run(RreluWithNoise, input, inplace, lower=float(lower), upper=float(upper), training=bool(training))
+
+
+_INPLACE_TWINS[RreluWithNoise] = _inplace_twin(RreluWithNoise, "RreluWithNoiseBackward1")
+
+
+# ---------------------------------------------------------------------------- F.elu_ & co
+# The in-place functional forms: the ``inplace=True`` call under its own name, as PyTorch
+# exports them (``F.elu_(x)`` is ``F.elu(x, inplace=True)``; both return ``x`` itself).
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return elu(input, alpha, inplace=True)
+
+
+def selu_(input: Tensor) -> Tensor:
+    return selu(input, inplace=True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return celu(input, alpha, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return _run(Threshold, input, True, threshold=float(threshold), value=float(value))

@@ -15,6 +15,7 @@ method (``x.tril()``, ``x.roll(1)``), attached at the bottom of this file.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from typing import Any, Optional, Sequence, Union
@@ -26,7 +27,7 @@ from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
 from .autocast import float32_precision
 from .common import infer_size, new_result, numpy_aliases
-from .shape import cat, movedim
+from .shape import cat, movedim, stack
 from .indexing import index_select
 from .special import erf_array
 
@@ -191,6 +192,14 @@ def repeat_interleave(input: Tensor, repeats: Union[int, Tensor], dim: Optional[
         input, dim = input.flatten(), 0
     dim = _wrap_dim(dim, input.dim())
     counts = repeats.tolist() if isinstance(repeats, Tensor) else repeats
+    if isinstance(counts, list):  # PyTorch's checks (NumPy's np.repeat would raise ValueError)
+        if len(counts) not in (1, input.shape[dim]):
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{len(counts)} and input.size({dim}) = {input.shape[dim]}")
+        if any(c < 0 for c in counts):
+            raise RuntimeError("repeats can not be negative")
+    elif counts < 0:
+        raise RuntimeError("Repeats must be non-negative")
     index = np.repeat(np.arange(input.shape[dim]), counts)
     return index_select(input, dim, _const(input, index.astype(np.int64)))
 
@@ -565,3 +574,35 @@ def moveaxis(input: Tensor, source: Any, destination: Any) -> Tensor:
 
 
 __all__ += ["broadcast_tensors", "column_stack", "fliplr", "flipud", "moveaxis"]
+
+
+# ----------------------------------------------------------------------------- products of sets
+def _check_vector(t: Tensor) -> None:
+    if t.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape [{', '.join(map(str, t.shape))}]")
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every tuple ``(a[i], b[j], ...)`` of the 1-D inputs, as the rows of a matrix (like
+    ``itertools.product``); one input is returned as it is."""
+    for t in tensors:
+        _check_vector(t)
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = meshgrid(*tensors, indexing="ij")
+    return stack([g.reshape(-1) for g in grids], 1)
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The ``r``-element combinations of a 1-D tensor's entries, as rows (like
+    ``itertools.combinations``, or ``combinations_with_replacement``), in the same order."""
+    _check_vector(input)
+    if r == 0:
+        return input.new_empty((0,))
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = np.array(list(pick(range(input.shape[0]), r)), dtype=np.int64).reshape(-1, r)
+    columns = [index_select(input, 0, _const(input, rows[:, k])) for k in range(r)]
+    return stack(columns, 1)
+
+
+__all__ += ["cartesian_prod", "combinations"]

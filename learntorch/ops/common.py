@@ -1,10 +1,14 @@
 """Helpers shared by the operations: operand preparation, dims, undoing broadcasting."""
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Any, Optional, Sequence, Union
+
+import numpy as np
 
 from .. import dtypes
 from ..arrays import transfer
+from ..device import CPU
 from ..tensor import Tensor, _wrap_dim
 
 __all__ = ["infer_size", "binary_operands", "check_same_device", "wrap_dims", "sum_to", "as_index_tensor", "new_result"]
@@ -67,7 +71,9 @@ def binary_operands(a: Tensor, b: Any, broadcast: bool = True) -> tuple[Any, Any
         xb = b._data if b._dtype is dt else b._backend.xp.astype(b._data, b._backend.dtype(dt))
         return xa, xb, dt
     if not isinstance(b, (int, float)):
-        raise TypeError(f"unsupported operand type for a tensor operation: '{type(b).__name__}'")
+        if isinstance(b, np.ndarray):  # ``t * np.ones(2)``: PyTorch reads a NumPy array as a (CPU) tensor
+            return binary_operands(a, Tensor._make(b, CPU), broadcast)
+        b = _numpy_scalar(b)
     if a._dtype.is_floating_point and type(b) is not bool:  # the common case: float tensor, Python number
         return a._data, float(b), a._dtype
     dt = dtypes.result_type(a, b)
@@ -77,6 +83,39 @@ def binary_operands(a: Tensor, b: Any, broadcast: bool = True) -> tuple[Any, Any
     if type(b) is not bool and dt is not dtypes.bool:
         b = wrapped_int(b, dt)
     return xa, b, dt
+
+
+def _numpy_scalar(b: Any) -> Number:
+    """A NumPy scalar operand as the Python number PyTorch reads it (``t * np.float32(2)``,
+    ``t + np.int64(1)``): an integer stays an integer, a float a float, and ``np.bool_``, which
+    PyTorch's argument parser reads as a double, a float.  Anything else is a TypeError."""
+    if isinstance(b, np.integer):
+        return int(b)
+    if isinstance(b, (np.floating, np.bool_)):
+        return float(b)
+    raise TypeError(f"unsupported operand type for a tensor operation: '{type(b).__name__}'")
+
+
+# The C++ type names some PyTorch messages print for a dtype ("mask with dtype float",
+# "Input type (double) and bias type (float)").
+_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                 "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                 "uint8": "unsigned char", "bool": "bool"}
+
+
+def c_type_name(dt: dtypes.dtype) -> str:
+    """``float`` for float32, ``long int`` for int64 ... as PyTorch's messages name C++ types."""
+    return _C_TYPE_NAMES.get(dt.name, dt.name)
+
+
+def return_type(name: str, fields: Union[str, Sequence[str]]) -> type:
+    """A ``torch.return_types.<name>`` named tuple, printed as PyTorch prints its structseqs:
+    ``torch.return_types.aminmax(\nmin=tensor(0.),\nmax=tensor(1.))``."""
+    cls = namedtuple(name, fields)
+    cls.__module__ = "torch.return_types"
+    cls.__repr__ = lambda self: f"torch.return_types.{name}(\n" + ",\n".join(
+        f"{field}={value!r}" for field, value in zip(self._fields, self)) + ")"
+    return cls
 
 
 def wrapped_int(value: int, dt: dtypes.dtype) -> int:
@@ -103,9 +142,9 @@ def wrap_dims(dim: Union[int, Sequence[int], None], ndim: int) -> Optional[tuple
     """Normalise ``dim`` (int, tuple, or None for all) to sorted non-negative axes."""
     if dim is None:
         return None
-    if isinstance(dim, int):
-        return (_wrap_dim(dim, ndim),)
-    axes = tuple(_wrap_dim(d, ndim) for d in dim)
+    if isinstance(dim, (int, np.integer)):  # (np.int64 from NumPy code is an int to PyTorch)
+        return (_wrap_dim(int(dim), ndim),)
+    axes = tuple(_wrap_dim(int(d), ndim) for d in dim)
     if len(set(axes)) != len(axes):
         raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
     return tuple(sorted(axes))

@@ -1,4 +1,4 @@
-"""2-D convolution and max pooling: the maths behind ``nn.Conv2d`` and ``nn.MaxPool2d``.
+"""Convolution: the maths behind ``nn.Conv1d``, ``nn.Conv2d`` and the transposed convolutions.
 
 A convolution slides a small ``(out, in, kh, kw)`` filter bank over an image
 ``(N, C, H, W)``.  Written as loops it is slow; written as one matrix product it
@@ -16,8 +16,7 @@ The backward follows from the product rule of a matrix product, as for ``Linear`
 added back (col2im) onto the positions of the input they came from -- added, because
 overlapping windows read the same pixel several times.
 
-Max pooling stacks the same windows and keeps each one's maximum; its gradient goes
-only to the position that won (the first one, on ties, as in PyTorch).
+(Pooling slides windows the same way: ``ops/pooling.py`` and ``ops/pooling_nd.py``.)
 
 The code uses NumPy's API (``pad``, ``tensordot``), which CuPy shares: it runs on the
 CPU and on a real GPU, not on the array-API stand-in for CUDA.
@@ -25,7 +24,7 @@ CPU and on a real GPU, not on the array-API stand-in for CUDA.
 Results agree with PyTorch to float32 rounding: PyTorch's kernels (oneDNN) add the
 products in another order.  A plain backward works on the arrays; under
 ``create_graph=True`` the backwards are Functions themselves (the adjoint of each
-linear map is the other one), so convolution and pooling can be differentiated twice.
+linear map is the other one), so a convolution can be differentiated twice.
 """
 from __future__ import annotations
 
@@ -35,12 +34,11 @@ from typing import Any, Optional, Sequence, Union
 from .. import autocast_state, dtypes
 from .autocast import lower_precision
 from ..autograd.function import Function
-from .common import check_same_device, new_result
+from .common import c_type_name, check_same_device, new_result
 from .formula import differentiable_backward
 from ..tensor import Tensor
-from .shape import stack
 
-__all__ = ["conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "pair"]
+__all__ = ["conv2d", "pair", "ConvolutionTranspose"]
 
 IntOrPair = Union[int, Sequence[int]]
 
@@ -136,6 +134,29 @@ def _windows_of(xp: Any, x: Any, kernel: tuple, stride: tuple, padding: tuple, d
     return _windows(xp, _pad(xp, x, padding), kernel, stride, dilation, out_hw)
 
 
+# A 1-D signal ``(N, C, L)`` is convolved as a one-pixel-high image ``(N, C, 1, L)`` (with
+# stride, padding and dilation ``(1, s)``, ``(0, p)``, ``(1, d)``): the same Functions serve
+# ``conv1d`` and ``conv2d``, so both have PyTorch's node names at every order of derivative.
+def _image(a: Any) -> Any:
+    """An array of a 1-D convolution ``(N, C, L)`` seen as ``(N, C, 1, L)``; 4-D arrays as they are."""
+    return a[:, :, None, :] if a.ndim == 3 else a
+
+
+def _image_shape(shape: tuple) -> tuple:
+    """:func:`_image` for a shape."""
+    return tuple(shape[:2]) + (1,) + tuple(shape[2:]) if len(shape) == 3 else tuple(shape)
+
+
+def _signal(a: Any, ndim: int) -> Any:
+    """Back from :func:`_image`: ``(N, C, 1, L)`` → ``(N, C, L)`` when the caller's tensors had 3 dimensions."""
+    return a[:, :, 0, :] if ndim == 3 else a
+
+
+def _batch_and_space(t: Tensor) -> tuple:
+    """The dimensions a bias gradient sums over: all but the channels."""
+    return (0,) + tuple(range(2, t.dim()))
+
+
 class Convolution(Function):
     """``conv2d`` as im2col + tensordot; ``groups`` split the channels into independent convolutions.
 
@@ -149,13 +170,14 @@ class Convolution(Function):
     def forward(ctx, x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: tuple = (1, 1),
                 padding: tuple = (0, 0), dilation: tuple = (1, 1), groups: int = 1) -> Tensor:
         xp = x._backend.xp
-        out, cols, _ = _conv_arrays(xp, x._data, weight._data, stride, padding, dilation, groups)
+        image = _image(x._data)
+        out, cols, _ = _conv_arrays(xp, image, _image(weight._data), stride, padding, dilation, groups)
         if bias is not None:
             out = out + bias._data.reshape(1, -1, 1, 1)
-        ctx.cols, ctx.weight, ctx.x_shape = cols, weight, tuple(x.shape)
+        ctx.cols, ctx.weight, ctx.x_shape = cols, weight, image.shape
         ctx.save_for_backward(x, weight)
         ctx.args = (stride, padding, dilation, groups)
-        return new_result(out.astype(x._data.dtype, copy=False), x)
+        return new_result(_signal(out, x.ndim).astype(x._data.dtype, copy=False), x)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
@@ -169,14 +191,15 @@ class Convolution(Function):
             if needs[1]:
                 gw = ConvolutionBackwardWeight.apply(grad, x, tuple(w.shape), ctx.args)
             if len(needs) > 2 and needs[2]:
-                gb = grad.sum((0, 2, 3))
+                gb = grad.sum(_batch_and_space(grad))
             return gx, gw, gb
         xp = grad._backend.xp
-        g, w = grad._data, ctx.weight._data
+        g, w, ndim = _image(grad._data), _image(ctx.weight._data), grad.ndim
         if needs[0]:
-            gx = new_result(_grad_input_arrays(xp, g, w, ctx.x_shape, stride, padding, dilation, groups), grad)
+            gx = _grad_input_arrays(xp, g, w, ctx.x_shape, stride, padding, dilation, groups)
+            gx = new_result(xp.ascontiguousarray(_signal(gx, ndim)), grad)
         if needs[1]:
-            gw = new_result(_grad_weight_arrays(xp, g, ctx.cols, groups), grad)
+            gw = new_result(xp.ascontiguousarray(_signal(_grad_weight_arrays(xp, g, ctx.cols, groups), ndim)), grad)
         if len(needs) > 2 and needs[2]:
             gb = new_result(g.sum(axis=(0, 2, 3)), grad)
         return gx, gw, gb
@@ -193,7 +216,8 @@ class ConvolutionBackwardInput(Function):
     def forward(ctx, grad: Tensor, w: Tensor, x_shape: tuple, args: tuple) -> Tensor:
         ctx.save_for_backward(grad, w)
         ctx.args = args
-        return new_result(_grad_input_arrays(grad._backend.xp, grad._data, w._data, x_shape, *args), grad)
+        gx = _grad_input_arrays(grad._backend.xp, _image(grad._data), _image(w._data), _image_shape(x_shape), *args)
+        return new_result(_signal(gx, len(x_shape)), grad)
 
     @staticmethod
     def backward(ctx, h: Tensor) -> tuple:
@@ -217,17 +241,107 @@ class ConvolutionBackwardWeight(Function):
         ctx.save_for_backward(grad, x)
         ctx.args = args
         xp = grad._backend.xp
-        cols = _windows_of(xp, x._data, tuple(w_shape[2:]), stride, padding, dilation, tuple(grad.shape[2:]))
-        return new_result(_grad_weight_arrays(xp, grad._data, cols, groups), grad)
+        g = _image(grad._data)
+        cols = _windows_of(xp, _image(x._data), _image_shape(w_shape)[2:], stride, padding, dilation, g.shape[2:])
+        return new_result(xp.ascontiguousarray(_signal(_grad_weight_arrays(xp, g, cols, groups), len(w_shape))), grad)
 
     @staticmethod
     def backward(ctx, k: Tensor) -> tuple:
         grad, x = ctx.saved_tensors
         stride, padding, dilation, groups = ctx.args
-        gg = Convolution.apply(x, k, stride=stride, padding=padding, dilation=dilation, groups=groups) \
-            if ctx.needs_input_grad[0] else None
+        gg = _crop_to(Convolution.apply(x, k, stride=stride, padding=padding, dilation=dilation, groups=groups),
+                      grad.shape) if ctx.needs_input_grad[0] else None
         gx = ConvolutionBackwardInput.apply(grad, k, tuple(x.shape), ctx.args) if ctx.needs_input_grad[1] else None
         return gg, gx, None, None
+
+
+class ConvolutionOfGradient(Convolution):
+    """A convolution computed *inside a backward* (of a transposed convolution): the same
+    operation as :class:`Convolution`, under the node name PyTorch gives every derivative of
+    a convolution, ``ConvolutionBackwardBackward0``.
+
+    ``size``: the output positions to keep.  A transposed convolution with ``output_padding``
+    ≥ ``stride`` (allowed when ``dilation`` is larger) has output positions that no input
+    pixel reaches; convolving its gradient back gives one extra position per ``stride`` of
+    them, which belongs to no input and is dropped (with its im2col windows, so that the
+    inherited backward sees the kept ones only)."""
+
+    _backward_name = "ConvolutionBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: tuple = (1, 1),
+                padding: tuple = (0, 0), dilation: tuple = (1, 1), groups: int = 1,
+                size: Optional[tuple] = None) -> Tensor:
+        out = Convolution.forward(ctx, x, weight, bias, stride, padding, dilation, groups)
+        if size is None or tuple(out.shape[2:]) == tuple(size):
+            return out
+        rows, width = _image_shape((0, 0) + tuple(size))[2:]
+        ctx.cols = ctx.cols[..., :rows, :width]
+        kept = _signal(_image(out._data)[:, :, :rows, :width], x.ndim)
+        return new_result(x._backend.xp.ascontiguousarray(kept), x)
+
+
+class ConvolutionTranspose(Function):
+    """``conv_transpose1d``/``2d``: a convolution run backwards.  Each input pixel spreads its
+    value through the kernel onto a ``stride``-times larger output, which is exactly what the
+    input gradient of a convolution does to an output gradient -- so the forward *is*
+    :func:`_grad_input_arrays` (weight ``(C_in, C_out/groups, *k)`` read as the weight of a
+    convolution from ``C_out`` to ``C_in`` channels), and ``out_size`` says which of the
+    output sizes that fit (``output_padding``) is wanted.
+
+    Backward follows from the adjoint identity ``<conv_transpose(x, w), h> = <x, conv(h, w)>``:
+    ∂/∂x is the convolution of the incoming ``h`` with ``w``, ∂/∂w the weight gradient of that
+    convolution.  Under ``create_graph=True`` both are Functions, so it has a second derivative."""
+
+    _backward_name = "ConvolutionBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: tuple = (1, 1),
+                padding: tuple = (0, 0), dilation: tuple = (1, 1), groups: int = 1,
+                out_size: tuple = ()) -> Tensor:
+        xp = x._backend.xp
+        out_shape = _image_shape((x.shape[0], weight.shape[1] * groups) + tuple(out_size))
+        out = _grad_input_arrays(xp, _image(x._data), _image(weight._data), out_shape, stride, padding, dilation,
+                                 groups)
+        if bias is not None:
+            out = out + bias._data.reshape(1, -1, 1, 1)
+        ctx.save_for_backward(x, weight)
+        ctx.args = (stride, padding, dilation, groups)
+        return new_result(xp.ascontiguousarray(_signal(out, x.ndim)).astype(x._data.dtype, copy=False), x)
+
+    @staticmethod
+    def backward(ctx, h: Tensor) -> tuple:
+        x, w = ctx.saved_tensors
+        stride, padding, dilation, groups = ctx.args
+        needs = ctx.needs_input_grad
+        gx = gw = gb = None
+        if differentiable_backward():
+            if needs[0]:
+                gx = ConvolutionOfGradient.apply(h, w, stride=stride, padding=padding, dilation=dilation,
+                                                 groups=groups, size=tuple(x.shape[2:]))
+            if needs[1]:
+                gw = ConvolutionBackwardWeight.apply(x, h, tuple(w.shape), ctx.args)
+        else:
+            xp = h._backend.xp
+            out, cols, _ = _conv_arrays(xp, _image(h._data), _image(w._data), stride, padding, dilation, groups)
+            rows, width = _image_shape(tuple(x.shape))[2:]  # (an output_padding ≥ stride gives more outputs)
+            if needs[0]:
+                gx = new_result(xp.ascontiguousarray(_signal(out[:, :, :rows, :width], x.ndim)), h)
+            if needs[1]:
+                gw = _grad_weight_arrays(xp, _image(x._data), cols[..., :rows, :width], groups)
+                gw = new_result(xp.ascontiguousarray(_signal(gw, w.ndim)), h)
+        if len(needs) > 2 and needs[2]:
+            gb = h.sum(_batch_and_space(h))
+        return gx, gw, gb
+
+
+def _crop_to(t: Tensor, shape: tuple) -> Tensor:
+    """The leading ``shape[2:]`` positions of ``t`` (see :class:`ConvolutionOfGradient`'s ``size``:
+    the same extra positions, met one derivative further)."""
+    for dim in range(2, t.dim()):
+        if t.shape[dim] != shape[dim]:
+            t = t.narrow(dim, 0, shape[dim])
+    return t
 
 
 def _same_padding(kernel: tuple, dilation: tuple, stride: tuple) -> tuple[int, int]:
@@ -240,19 +354,13 @@ def _same_padding(kernel: tuple, dilation: tuple, stride: tuple) -> tuple[int, i
     return totals[0] // 2, totals[1] // 2
 
 
-# The C++ type names PyTorch's convolution prints when the input and the bias disagree.
-_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-                 "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                 "uint8": "unsigned char", "bool": "bool"}
-
-
 def check_conv_dtypes(input: Tensor, weight: Tensor, bias: Optional[Tensor]) -> None:
     """PyTorch's (CPU) convolution checks, in its order and words: the bias against the input
     first (``Input type (double) and bias type (float) should be the same``: a float32 layer fed
     float64 data), then the weight (``expected scalar type Double but found Float``)."""
     if bias is not None and bias.dtype != input.dtype:
-        raise RuntimeError(f"Input type ({_C_TYPE_NAMES[input.dtype.name]}) and bias type "
-                           f"({_C_TYPE_NAMES[bias.dtype.name]}) should be the same")
+        raise RuntimeError(f"Input type ({c_type_name(input.dtype)}) and bias type "
+                           f"({c_type_name(bias.dtype)}) should be the same")
     if weight.dtype != input.dtype:
         names = dtypes.SCALAR_NAMES
         raise RuntimeError(f"expected scalar type {names.get(input.dtype.name, 'BFloat16')} but found "
@@ -289,205 +397,3 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
                                f"{weight.shape[3]}). Kernel size can't be greater than actual input size")
     args = (input, weight) if bias is None else (input, weight, bias)
     return Convolution.apply(*args, stride=stride, padding=padding, dilation=dilation, groups=groups)
-
-
-class MaxPool2DWithIndices(Function):
-    """The maximum of each window; the gradient goes back to the winning position only."""
-
-    _backward_name = "MaxPool2DWithIndicesBackward0"
-
-    @staticmethod
-    def forward(ctx, x: Tensor, kernel: tuple = (2, 2), stride: tuple = (2, 2), padding: tuple = (0, 0),
-                dilation: tuple = (1, 1), ceil_mode: bool = False) -> tuple:
-        xp = x._backend.xp
-        h, w = x.shape[2:]
-        out_hw = tuple(_out_size(s, k, st, p, d, ceil_mode) for s, k, st, p, d in zip((h, w), kernel, stride,
-                                                                                   padding, dilation))
-        # a ceil_mode window may run past the padding on the right: pad that much more with -inf
-        extra = tuple(max(0, (o - 1) * st + d * (k - 1) + 1 - (s + 2 * p))
-                      for o, st, d, k, s, p in zip(out_hw, stride, dilation, kernel, (h, w), padding))
-        xpad = _pad(xp, x._data, padding, -xp.inf, extra)
-        win = _windows(xp, xpad, kernel, stride, dilation, out_hw)
-        n, c = x.shape[:2]
-        flat = win.reshape(n, c, kernel[0] * kernel[1], *out_hw)
-        arg = xp.argmax(flat, axis=2)  # first maximum, as PyTorch picks
-        out = xp.take_along_axis(flat, arg[:, :, None], axis=2)[:, :, 0]
-        # the flat index (into H·W of the unpadded input) of each winner: PyTorch's `indices`
-        ki, kj = arg // kernel[1], arg % kernel[1]
-        oy = xp.arange(out_hw[0]).reshape(1, 1, -1, 1)
-        ox = xp.arange(out_hw[1]).reshape(1, 1, 1, -1)
-        rows = oy * stride[0] + ki * dilation[0] - padding[0]
-        cols = ox * stride[1] + kj * dilation[1] - padding[1]
-        indices = (rows * w + cols).astype("int64")
-        ctx.indices, ctx.x_shape = indices, tuple(x.shape)
-        idx = new_result(indices, x)
-        ctx.mark_non_differentiable(idx)
-        return new_result(xp.ascontiguousarray(out), x), idx
-
-    @staticmethod
-    def backward(ctx, grad: Tensor, _grad_indices: Any = None) -> Tensor:
-        if differentiable_backward():
-            return MaxPool2DBackward.apply(grad, ctx.indices, ctx.x_shape)
-        return new_result(_scatter_to_winners(grad._backend, grad._data, ctx.indices, ctx.x_shape), grad)
-
-
-def _scatter_to_winners(be: Any, g: Any, indices: Any, x_shape: tuple) -> Any:
-    """Each window's gradient, added at the input position that won (windows may overlap)."""
-    xp = be.xp
-    n, c, h, w = x_shape
-    out = xp.zeros((n * c, h * w), dtype=g.dtype)
-    idx = indices.reshape(n * c, -1)
-    rows = xp.repeat(xp.arange(n * c), idx.shape[1])
-    out = be.scatter_add(out, (rows, idx.reshape(-1)), g.reshape(-1))
-    return out.reshape(n, c, h, w)
-
-
-class MaxPool2DBackward(Function):
-    """Max pooling's backward as an operation (for ``create_graph=True``): scatter the
-    gradient to the winners.  It is linear in the gradient; its own backward gathers
-    the incoming gradient at the same winners (and gives the input nothing, as in PyTorch)."""
-
-    _backward_name = "MaxPool2DWithIndicesBackwardBackward0"
-
-    @staticmethod
-    def forward(ctx, grad: Tensor, indices: Any, x_shape: tuple) -> Tensor:
-        ctx.indices, ctx.grad_shape = indices, tuple(grad.shape)
-        return new_result(_scatter_to_winners(grad._backend, grad._data, indices, x_shape), grad)
-
-    @staticmethod
-    def backward(ctx, h: Tensor) -> tuple:
-        return MaxPool2DGather.apply(h, ctx.indices, ctx.grad_shape, tuple(h.shape)), None, None
-
-
-class MaxPool2DGather(Function):
-    """The adjoint of :class:`MaxPool2DBackward`: read ``h`` at each window's winner."""
-
-    _backward_name = "MaxPool2DWithIndicesBackward0"
-
-    @staticmethod
-    def forward(ctx, h: Tensor, indices: Any, out_shape: tuple, x_shape: tuple) -> Tensor:
-        xp = h._backend.xp
-        n, c = out_shape[:2]
-        idx = indices.reshape(n * c, -1)
-        picked = xp.take_along_axis(h._data.reshape(n * c, -1), idx, axis=1)
-        ctx.indices, ctx.x_shape = indices, x_shape
-        return new_result(xp.ascontiguousarray(picked.reshape(out_shape)), h)
-
-    @staticmethod
-    def backward(ctx, g: Tensor) -> tuple:
-        return MaxPool2DBackward.apply(g, ctx.indices, ctx.x_shape), None, None, None
-
-
-def max_pool2d(input: Tensor, kernel_size: IntOrPair, stride: Optional[IntOrPair] = None, padding: IntOrPair = 0,
-               dilation: IntOrPair = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
-    """The maximum over each ``kernel_size`` window (``stride`` defaults to the kernel size)."""
-    if input.dim() not in (3, 4):
-        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, but got {list(input.shape)}")
-    if input.dim() == 3:
-        out = max_pool2d(input.unsqueeze(0), kernel_size, stride, padding, dilation, ceil_mode, True)
-        out = (out[0].squeeze(0), out[1].squeeze(0))
-        return out if return_indices else out[0]
-    kernel = pair(kernel_size)
-    stride = kernel if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else pair(stride)
-    padding, dilation = pair(padding), pair(dilation)
-    if any(p > k // 2 for p, k in zip(padding, kernel)):
-        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={padding[0]}, "
-                           f"kernel_size={kernel[0]} and dilation={dilation[0]}")
-    out, indices = MaxPool2DWithIndices.apply(input, kernel=kernel, stride=stride, padding=padding,
-                                              dilation=dilation, ceil_mode=ceil_mode)
-    return (out, indices) if return_indices else out
-
-
-# ---------------------------------------------------------------------------- average pooling
-class AvgPool2D(Function):
-    """The mean of each window (zero padding counted, unless ``count_include_pad=False``);
-    backward spreads each output gradient evenly over its window."""
-
-    _backward_name = "AvgPool2DBackward0"
-
-    @staticmethod
-    def forward(ctx, x: Tensor, kernel: tuple = (2, 2), stride: tuple = (2, 2), padding: tuple = (0, 0),
-                count_include_pad: bool = True, divisor_override: Optional[int] = None) -> Tensor:
-        xp = x._backend.xp
-        out_hw = tuple(_out_size(s, k, st, p, 1) for s, k, st, p in zip(x.shape[2:], kernel, stride, padding))
-        xpad = _pad(xp, x._data, padding)
-        win = _windows(xp, xpad, kernel, stride, (1, 1), out_hw)
-        if divisor_override:
-            divisor = xp.full(out_hw, float(divisor_override))
-        elif count_include_pad:
-            divisor = xp.full(out_hw, float(kernel[0] * kernel[1]))
-        else:  # count the real (unpadded) cells of each window
-            ones = _pad(xp, xp.ones((1, 1) + tuple(x.shape[2:]), dtype=x._data.dtype), padding)
-            divisor = _windows(xp, ones, kernel, stride, (1, 1), out_hw).sum(axis=(2, 3))[0, 0]
-        divisor = divisor.astype(x._data.dtype)
-        ctx.args = (kernel, stride, padding, xpad.shape, tuple(x.shape), divisor)
-        ctx.options = dict(kernel=kernel, stride=stride, padding=padding, count_include_pad=count_include_pad,
-                           divisor_override=divisor_override)
-        return new_result(xp.ascontiguousarray(win.sum(axis=(2, 3)) / divisor), x)
-
-    @staticmethod
-    def backward(ctx, grad: Tensor) -> Tensor:
-        if differentiable_backward():
-            return AvgPool2DBackward.apply(grad, ctx.args, ctx.options)
-        return new_result(_spread_over_windows(grad._backend.xp, grad._data, *ctx.args), grad)
-
-
-def _spread_over_windows(xp: Any, g: Any, kernel: tuple, stride: tuple, padding: tuple, padded_shape: tuple,
-                         x_shape: tuple, divisor: Any) -> Any:
-    """Average pooling's backward on arrays: each cell of a window gets ``grad / divisor``."""
-    share = g / divisor
-    cols = xp.broadcast_to(share[:, :, None, None], share.shape[:2] + kernel + share.shape[2:])
-    full = _add_windows(xp, cols, padded_shape, kernel, stride, (1, 1))
-    (ph, pw), (h, w) = padding, x_shape[2:]
-    return xp.ascontiguousarray(full[:, :, ph:ph + h, pw:pw + w])
-
-
-class AvgPool2DBackward(Function):
-    """Average pooling's backward as an operation (for ``create_graph=True``).  It is
-    linear, and its adjoint is average pooling itself with the same options."""
-
-    _backward_name = "AvgPool2DBackwardBackward0"
-
-    @staticmethod
-    def forward(ctx, grad: Tensor, args: tuple, options: dict) -> Tensor:
-        ctx.options = options
-        return new_result(_spread_over_windows(grad._backend.xp, grad._data, *args), grad)
-
-    @staticmethod
-    def backward(ctx, h: Tensor) -> tuple:
-        return AvgPool2D.apply(h, **ctx.options), None, None
-
-
-def avg_pool2d(input: Tensor, kernel_size: IntOrPair, stride: Optional[IntOrPair] = None, padding: IntOrPair = 0,
-               ceil_mode: bool = False, count_include_pad: bool = True,
-               divisor_override: Optional[int] = None) -> Tensor:
-    """The mean over each ``kernel_size`` window (``stride`` defaults to the kernel size)."""
-    if input.dim() == 3:
-        return avg_pool2d(input.unsqueeze(0), kernel_size, stride, padding, ceil_mode, count_include_pad,
-                          divisor_override).squeeze(0)
-    if input.dim() != 4:
-        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input, but got {list(input.shape)}")
-    if ceil_mode:
-        raise NotImplementedError("learntorch's avg_pool2d does not implement ceil_mode=True")
-    kernel = pair(kernel_size)
-    stride = kernel if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else pair(stride)
-    padding = pair(padding)
-    if any(p > k // 2 for p, k in zip(padding, kernel)):
-        raise RuntimeError("pad should be at most half of effective kernel size, but got pad="
-                           f"{padding[0]}, kernel_size={kernel[0]} and dilation=1")
-    return AvgPool2D.apply(input, kernel=kernel, stride=stride, padding=padding,
-                           count_include_pad=count_include_pad, divisor_override=divisor_override)
-
-
-def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
-    """Average into a fixed ``output_size`` grid whatever the input size: cell ``i`` covers rows
-    ``floor(i·H/out)`` to ``ceil((i+1)·H/out)`` (PyTorch's rule; cells may overlap)."""
-    size = output_size if isinstance(output_size, (tuple, list)) else (output_size, output_size)
-    h, w = input.shape[-2:]
-    oh, ow = (h if size[0] is None else size[0]), (w if size[1] is None else size[1])
-    if h % oh == 0 and w % ow == 0:  # equal, non-overlapping windows: an ordinary average pool
-        return avg_pool2d(input, (h // oh, w // ow))
-    rows = [(i * h // oh, -(-(i + 1) * h // oh)) for i in range(oh)]
-    cols = [(j * w // ow, -(-(j + 1) * w // ow)) for j in range(ow)]
-    cells = [stack([input[..., r0:r1, c0:c1].mean(dim=(-2, -1)) for c0, c1 in cols], -1) for r0, r1 in rows]
-    return stack(cells, -2)

@@ -13,7 +13,7 @@ an index scatters the gradient back, *adding* where an index repeats.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -21,8 +21,9 @@ from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..arrays import to_numpy, transfer
+from ..device import CPU
 from ..tensor import Tensor, _wrap_dim
-from .common import check_same_device, new_result, sum_to
+from .common import c_type_name, check_same_device, infer_size, new_result, sum_to
 from .inplace import inplace
 from .shape import expand
 
@@ -45,6 +46,8 @@ def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
     dim = 0  # the dimension of x that k indexes (None once an Ellipsis makes it unknown)
     shape = list(x.shape)  # x's shape after the integer indices so far (PyTorch applies those first)
     for k in key:
+        if isinstance(k, np.ndarray):
+            k = _ndarray_index(k)
         if isinstance(k, Tensor):
             if k._dtype.is_floating_point:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
@@ -104,6 +107,15 @@ def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
     if not advanced and not be.is_numpy and not any(k is Ellipsis for k in out):
         out.append(Ellipsis)  # the array API (and the strict stand-in) wants every axis named: "..." does
     return tuple(out), advanced
+
+
+def _ndarray_index(k: np.ndarray) -> Tensor:
+    """A NumPy array used as an index, read as PyTorch reads it: a tensor of its data, long
+    unless it is a bool (or uint8: the old mask) array -- floats truncated, as in a list."""
+    dt = dtypes.from_numpy_dtype(k.dtype)  # TypeError for a dtype a tensor cannot hold
+    if dt is not dtypes.bool and dt is not dtypes.uint8:
+        k = k.astype(np.int64)
+    return Tensor._make(np.array(k), CPU)
 
 
 def _sequence_as_tuple(key: Any) -> bool:
@@ -405,7 +417,7 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
     split = _ints_first(key)
     if split is not None:  # as PyTorch: select with the ints (a view), then assign into it
         return setitem(getitem(x, split[0]), split[1], value)
-    whole = key is Ellipsis or (type(key) is tuple and key == (Ellipsis,))  # x[...] = v: into x, not a view
+    whole = key is Ellipsis or (type(key) is tuple and len(key) == 1 and key[0] is Ellipsis)  # x[...] = v: into x, not a view
     key, advanced = _convert_key(x, key)
     if not advanced:
         _check_bounds(x, key)
@@ -413,6 +425,8 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
         check_same_device(x, value) if value.ndim else None
         if value._device != x._device:
             value = value.to(x._device)
+    elif isinstance(value, np.integer):  # (an object with __index__, as PyTorch takes; np.float32 is not one)
+        value = int(value)
     elif not isinstance(value, (int, float, bool)):  # PyTorch takes numbers and tensors only
         kind = type(value)
         name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
@@ -460,8 +474,21 @@ def check_index_range(index: Tensor, size: int) -> None:
         raise IndexError("index out of range in self")
 
 
-def take_along_dim(input: Tensor, indices: Tensor, dim: int) -> Tensor:
-    return gather(input, dim, indices)
+def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) -> Tensor:
+    """``gather`` after broadcasting ``input`` and ``indices`` against each other in every dimension
+    but ``dim`` (as ``np.take_along_axis``); with ``dim=None``, of the flattened tensors."""
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    if input.ndim != indices.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
+    d = _wrap_dim(dim, input.ndim)
+    a, b = list(input.shape), list(indices.shape)
+    a[d] = b[d] = 1
+    common = list(infer_size(a, b))
+    input = input.expand(*common[:d], input.shape[d], *common[d + 1:])
+    indices = indices.expand(*common[:d], indices.shape[d], *common[d + 1:])
+    return gather(input, d, indices)
 
 
 class Gather(Function):
@@ -479,6 +506,10 @@ class Gather(Function):
         if idx.size and int(xp.min(idx)) < 0:  # NumPy would count a negative index from the end; PyTorch refuses it
             raise RuntimeError(f"index {int(xp.min(idx))} is out of bounds for dimension {dim} with size "
                                f"{data.shape[dim]}")
+        if any(i != dim and n < m for i, (n, m) in enumerate(zip(idx.shape, data.shape))):
+            # a smaller index reads only the corner it covers (out[i][j] = x[i][index[i][j]] for i < its
+            # size); NumPy would broadcast it over the whole input instead
+            data = data[tuple(slice(None) if i == dim else slice(0, n) for i, n in enumerate(idx.shape))]
         try:
             return new_result(xp.take_along_axis(data, idx, axis=dim), x)
         except IndexError as exc:  # PyTorch raises RuntimeError for an index out of range here
@@ -495,7 +526,15 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if index._dtype not in (dtypes.int64, dtypes.int32):
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     check_same_device(input, index)
-    return Gather.apply(input, _wrap_dim(dim, input.ndim), index)
+    d = _wrap_dim(dim, input.ndim)
+    if index.numel():  # PyTorch's gather_shape_check (a 0-d tensor counts as one dimension of size 1)
+        if max(input.ndim, 1) != max(index.ndim, 1):
+            raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+        for i in range(max(input.ndim, 1)):
+            if i != d and (index.shape[i] if index.ndim else 1) > (input.shape[i] if input.ndim else 1):
+                raise RuntimeError(f"Size does not match at dimension {i} expected index {list(index.shape)} to "
+                                   f"be no larger than self {list(input.shape)} apart from dimension {d}")
+    return Gather.apply(input, d, index)
 
 
 def scatter_into_zeros(grad: Tensor, shape: tuple, dim: int, index: Tensor) -> Tensor:
@@ -540,8 +579,12 @@ def _scatter_into_zeros(grad: Tensor, shape: tuple, dim: int, index: Tensor) -> 
         onehot = xp.astype(xp.expand_dims(index._data, axis=-1) == xp.arange(n, device=be.native_device),
                            grad._data.dtype)
         contrib = xp.sum(onehot * xp.expand_dims(grad._data, axis=-1), axis=dim)
-        out = out + xp.moveaxis(contrib, -1, dim) if hasattr(xp, "moveaxis") else out + xp.permute_dims(
+        part = xp.moveaxis(contrib, -1, dim) if hasattr(xp, "moveaxis") else xp.permute_dims(
             contrib, tuple(range(dim)) + (len(shape) - 1,) + tuple(range(dim, len(shape) - 1)))
+        if tuple(part.shape) == tuple(shape):
+            out = out + part
+        else:  # a smaller index (gather of a corner): its gradient lands in that corner
+            out[tuple(slice(0, n) for n in part.shape)] = part
     return new_result(out, grad)
 
 
@@ -566,7 +609,13 @@ class MaskedFill(Function):
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """A copy with ``value`` wherever ``mask`` is True (``mask`` broadcasts)."""
     if mask._dtype is not dtypes.bool:
-        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype}")
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{c_type_name(mask._dtype)}")
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.ndim} dimension(s).")
+    if tuple(mask.shape) != tuple(input.shape):
+        infer_size(mask.shape, input.shape)  # PyTorch's error for a mask that does not broadcast
     check_same_device(input, mask)
     if not input._dtype.is_floating_point:
         value = dtypes.check_scalar_fits(value, input._dtype)

@@ -19,14 +19,13 @@ tensor operations so that they are themselves differentiable:
 """
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any, Optional
 
 import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from .common import infer_size, new_result, sum_to
+from .common import infer_size, new_result, return_type, sum_to
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "eigh", "svd", "svdvals", "qr", "pinv",
            "matrix_rank", "cross"]
@@ -38,9 +37,7 @@ class LinAlgError(RuntimeError):
 
 
 def _named(name: str, fields: str) -> type:
-    cls = namedtuple(name, fields)
-    cls.__module__ = "torch.return_types"
-    return cls
+    return return_type(name, fields)
 
 
 slogdet_result = _named("linalg_slogdet", "sign logabsdet")
@@ -188,17 +185,23 @@ class Solve(Function):
 def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     """The ``X`` with ``A X = B``.  ``B`` is a vector (or a batch of vectors) when it has one
     dimension fewer than ``A``, as in PyTorch; otherwise a matrix of right-hand sides."""
-    _check_matrix("linalg.solve", A)
+    return Solve.apply(A, B, _check_solve("linalg.solve", A, B, left), left)
+
+
+def _check_solve(name: str, A: Tensor, B: Tensor, left: bool) -> bool:
+    """PyTorch's checks of ``solve``'s arguments (``solve_ex`` shares them); True when ``B`` is
+    a vector (or a batch of vectors) rather than a matrix of right-hand sides."""
+    _check_matrix(name, A)
     if A.dtype is not B.dtype:
-        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+        raise RuntimeError(f"{name}: Expected A and B to have the same dtype, but found A of type "
                            f"{A.dtype.name.capitalize()} and B of type {B.dtype.name.capitalize()} instead")
     vector = left and (B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1])))
     n = A.shape[-1]
     if B.ndim < 2 and not vector or (B.shape[-1] if vector else B.shape[-2] if left else B.shape[-1]) != n:
         eq = "AX = B" if left else "XA = B"
-        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation {eq} "
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {eq} "
                            f"({A.shape[-2]}x{n} and {'x'.join(map(str, B.shape))})")
-    return Solve.apply(A, B, vector, left)
+    return vector
 
 
 # ----------------------------------------------------------------------------- Cholesky

@@ -13,12 +13,12 @@ from __future__ import annotations
 import warnings
 from typing import Any, Optional
 
-from .. import autocast_state
+from .. import autocast_state, dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..tensor import Tensor
 from .autocast import float32_precision, lower_precision
-from .common import binary_operands, check_same_device, new_result, sum_to
+from .common import binary_operands, check_same_device, infer_size, new_result, sum_to
 from .reduction import VectorNorm
 from .shape import UnsafeView
 
@@ -142,8 +142,24 @@ def _dims_error(name: str, a: Tensor, b: Tensor) -> str:
     return f"{name}: {a.ndim}D and {b.ndim}D"
 
 
+def _tensor_arguments(name: str, *named: tuple) -> None:
+    """A matrix product takes tensors only: ``x @ 2`` is a TypeError, as in PyTorch."""
+    for position, (arg_name, value) in enumerate(named, 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{name}(): argument '{arg_name}' (position {position}) must be Tensor, not "
+                            f"{type(value).__name__}")
+
+
+def _products_of(kernel: str, t: Tensor) -> None:
+    """PyTorch's CPU matrix products have no bool kernel."""
+    if t._dtype is dtypes.bool:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with NumPy's rules for 1-D and batched operands."""
+    if not isinstance(input, Tensor) or not isinstance(other, Tensor):
+        _tensor_arguments("matmul", ("input", input), ("other", other))
     if autocast_state.ACTIVE[0]:  # inside torch.autocast: in its lower precision (ops/autocast.py)
         return lower_precision(matmul, input, other)
     check_same_device(input, other)
@@ -164,6 +180,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
             raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_short(input)} and "
                                f"{_short(other)}")
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(input)} != {_cname(other)}")
+    _products_of("addmm_impl_cpu_", input)
     if input.ndim == 1 and other.ndim == 1:
         return Dot.apply(input, other)
     if input.ndim == 2 and other.ndim == 2:
@@ -172,11 +189,14 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         return Mv.apply(input, other)
     if input.ndim == 3 and other.ndim == 3 and input.shape[0] == other.shape[0]:
         return Bmm.apply(input, other)
+    infer_size(tuple(input.shape[:-2]), tuple(other.shape[:-2]))  # the batch dimensions must broadcast
     return Matmul.apply(input, other)
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """2-D matrix product only: no broadcasting, no 1-D operands."""
+    if not isinstance(mat2, Tensor):
+        _tensor_arguments("mm", ("mat2", mat2))
     if autocast_state.ACTIVE[0]:  # inside torch.autocast: in its lower precision (ops/autocast.py)
         return lower_precision(mm, input, mat2)
     if input.ndim != 2:
@@ -204,6 +224,8 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
         raise RuntimeError("batch1 must be a 3D tensor")
     if mat2.ndim != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
+    if input._dtype is not mat2._dtype:
+        raise RuntimeError(f"expected scalar type {_short(input)} but found {_short(mat2)}")
     if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
@@ -245,6 +267,10 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """The outer product of two vectors: ``input[i] * vec2[j]``."""
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D")
     return input.unsqueeze(1) * vec2.unsqueeze(0)
 
 

@@ -75,8 +75,9 @@ def _pad_non_constant(input: Tensor, pad: list, mode: str, value: Optional[float
         for i, (size, (before, after)) in enumerate(zip(sizes, amounts)):
             if before >= size or after >= size:
                 dim = input.dim() - k + i
-                raise RuntimeError("Argument #4: Padding size should be less than the corresponding input dimension, "
-                                   f"but got: padding ({before}, {after}) at dimension {dim} of input "
+                argument = 4 + 2 * (k - 1 - i)  # PyTorch's numbering: the width is #4, the height #6, the depth #8
+                raise RuntimeError(f"Argument #{argument}: Padding size should be less than the corresponding input "
+                                   f"dimension, but got: padding ({before}, {after}) at dimension {dim} of input "
                                    f"{list(input.shape)}")
         maps = [reflect_map(s, b, a) for s, (b, a) in zip(sizes, amounts)]
     else:

@@ -1,4 +1,5 @@
-"""``F.pixel_shuffle`` and ``F.pixel_unshuffle``: trade channels for resolution.
+"""``F.pixel_shuffle`` and ``F.pixel_unshuffle``: trade channels for resolution;
+``F.channel_shuffle``: interleave the channels of groups.
 
 ``pixel_shuffle(x, r)`` turns ``(*, C·r², H, W)`` into ``(*, C, H·r, W·r)``: the ``r²``
 channels of a group become the ``r × r`` pixels of one block (sub-pixel convolution,
@@ -7,6 +8,10 @@ used to upsample in super-resolution networks).  ``pixel_unshuffle`` is the inve
 Both only move numbers around -- a reshape, a permutation of axes, a reshape -- so each
 one's backward is the other one applied to the gradient.  They are Functions (and not
 chains of views) so that ``grad_fn`` prints PyTorch's ``PixelShuffleBackward0``.
+
+``channel_shuffle(x, g)`` (ShuffleNet) reads the ``C`` channels as a ``g × C/g`` table and
+transposes it: after a grouped convolution, the next one then sees channels from every
+group.  Transposing back is the same shuffle with ``C/g`` groups, so that is its backward.
 """
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ from .common import new_result
 from .resampling import contiguous_copy
 from ..tensor import Tensor
 
-__all__ = ["pixel_shuffle", "pixel_unshuffle"]
+__all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle"]
 
 
 def _shuffle(xp: Any, x: Any, r: int) -> Any:
@@ -93,3 +98,35 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
             raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but "
                                f"input.size({axis})={input.shape[axis]} is not divisible by {r}")
     return PixelUnshuffle.apply(input, r=r)
+
+
+class ChannelShuffle(Function):
+    """``(N, C, *)``: channel ``i·(C/g) + j`` moves to ``j·g + i``."""
+
+    _backward_name = "ChannelShuffleBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, groups: int = 1) -> Tensor:
+        xp = x._backend.xp
+        n, c, *rest = x.shape
+        table = xp.reshape(x._data, (n, groups, c // groups, *rest))
+        ctx.groups, ctx.channels = groups, c
+        swapped = xp.permute_dims(table, (0, 2, 1) + tuple(range(3, table.ndim)))
+        return new_result(contiguous_copy(xp, xp.reshape(swapped, tuple(x.shape))), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        return ChannelShuffle.apply(grad, groups=ctx.channels // ctx.groups), None
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Interleave the channels (dimension 1) of ``groups`` groups: ``[a1 a2 b1 b2]`` → ``[a1 b1 a2 b2]``."""
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+                           f"{list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    if input.shape[1] % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {input.shape[1]} channels and "
+                           f"{groups} groups.")
+    return ChannelShuffle.apply(input, groups=int(groups))

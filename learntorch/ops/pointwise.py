@@ -179,6 +179,13 @@ class Div(Function):
                 _grad_for(-grad * a / (b * b), mb) if ctx.needs_input_grad[1] else None)
 
 
+class DivScalar(Div):
+    """``tensor / number`` as PyTorch's own functions compute it inside (``at::div(t, scalar)``): the
+    same maths as :class:`Div`, shown as ``DivBackward1`` with the one edge of the tensor."""
+    _backward_name = "DivBackward1"
+    _scalar_edges = False
+
+
 class Pow(Function):
     """``tensor ** number``."""
     _backward_name = "PowBackward0"
@@ -190,8 +197,8 @@ class Pow(Function):
         xa, e, _ = binary_operands(a, exponent)
         ctx.save_for_backward(a)
         ctx.exponent = exponent
-        if type(e) is float and not e.is_integer():  # (-8) ** (1/3) is nan, silently, as in PyTorch
-            with np.errstate(invalid="ignore", over="ignore"):
+        if type(e) is float and not e.is_integer():  # (-8) ** (1/3) is nan, 0 ** -0.5 inf, silently, as in PyTorch
+            with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
                 return new_result(xa ** e, a)
         return new_result(xa ** e, a)
 
@@ -654,8 +661,72 @@ relu = _make_unary_function(Relu)
 neg = _make_unary_function(Neg)
 
 
+class ClampMin(Clamp):
+    _backward_name = "ClampMinBackward0"
+
+
+class ClampMax(Clamp):
+    _backward_name = "ClampMaxBackward0"
+
+
+class ClampTensor(Function):
+    """``clamp`` with tensor bounds (one may be None): ``min(max(x, lo), hi)`` element by element.
+
+    Backward: ``x`` gets the gradient where it is the result (``lo <= x <= hi``); a bound gets it
+    where *it* is the result: ``lo`` where ``x < lo`` (and ``lo < hi``, else ``hi`` wins), ``hi``
+    where ``x > hi`` or where ``hi < lo``.  Each gradient is summed back to its own shape."""
+
+    _backward_name = "ClampBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        dt = dtypes.result_type(x, *(b for b in (min, max) if b is not None))
+        xp, be = x._backend.xp, x._backend
+        data = xp.astype(x._data, be.dtype(dt)) if dt is not x._dtype else x._data
+        if min is not None:
+            data = xp.maximum(data, xp.astype(min._data, be.dtype(dt)))
+        if max is not None:
+            data = xp.minimum(data, xp.astype(max._data, be.dtype(dt)))
+        ctx.save_for_backward(x, min, max)
+        return new_result(data, x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        x, lo, hi = ctx.saved_tensors
+        zero = grad.new_zeros(())
+        keep = None if lo is None else x >= lo
+        if hi is not None:
+            keep = (x <= hi) if keep is None else keep & (x <= hi)
+        gx = sum_to(where(keep, grad, zero), tuple(x.shape))
+        g_lo = g_hi = None
+        if lo is not None and ctx.needs_input_grad[1]:
+            lo_wins = x < lo if hi is None else (x < lo) & (lo < hi)
+            g_lo = sum_to(where(lo_wins, grad, zero), tuple(lo.shape))
+        if hi is not None and ctx.needs_input_grad[2]:
+            hi_wins = x > hi if lo is None else (x > hi) | (hi < lo)
+            g_hi = sum_to(where(hi_wins, grad, zero), tuple(hi.shape))
+        return gx, g_lo, g_hi
+
+
+class ClampMinTensor(ClampTensor):
+    _backward_name = "ClampMinBackward1"
+
+
+class ClampMaxTensor(ClampTensor):
+    _backward_name = "ClampMaxBackward1"
+
+
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
-    """Limit values to ``[min, max]``; the gradient is zero where a bound was active."""
+    """Limit values to ``[min, max]``; the gradient is zero where a bound was active.  Tensor
+    bounds get their own gradient (:class:`ClampTensor`)."""
+    tensors = [isinstance(b, Tensor) for b in (min, max)]
+    if any(tensors):
+        if all(t or b is None for t, b in zip(tensors, (min, max))):
+            return ClampTensor.apply(input, min, max)
+        # a tensor beside a number: PyTorch reads the (one-element) tensor as a number too
+        min, max = (b.item() if isinstance(b, Tensor) else b for b in (min, max))  # noqa: A001
     return Clamp.apply(input, min=min, max=max)
 
 
@@ -1073,11 +1144,11 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
 
 
 def clamp_min(input: Tensor, min: Any) -> Tensor:  # noqa: A002
-    return clamp(input, min=min)
+    return ClampMinTensor.apply(input, min, None) if isinstance(min, Tensor) else ClampMin.apply(input, min=min)
 
 
 def clamp_max(input: Tensor, max: Any) -> Tensor:  # noqa: A002
-    return clamp(input, max=max)
+    return ClampMaxTensor.apply(input, None, max) if isinstance(max, Tensor) else ClampMax.apply(input, max=max)
 
 
 __all__ += ["atan2", "lerp", "frac", "fmod", "hypot", "clamp_min", "clamp_max"]

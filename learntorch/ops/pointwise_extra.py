@@ -18,7 +18,6 @@ check, version counter, the result's node becomes the tensor's ``grad_fn``).
 from __future__ import annotations
 
 import math
-from collections import namedtuple
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -27,7 +26,7 @@ from .. import dtypes
 from ..autograd.function import Function
 from ..tensor import Tensor
 from . import arrange, matmul, pointwise, reduction, statistics
-from .common import binary_operands, infer_size, new_result
+from .common import binary_operands, infer_size, new_result, return_type
 from .inplace import inplace
 from .pointwise import _grad_for, _meta, _nondiff
 from .special import (bessel_i_array, digamma_array, erfc_array, erfinv_array, lgamma_array, polygamma_array)
@@ -257,8 +256,7 @@ def positive(input: Tensor) -> Tensor:
     return input
 
 
-frexp_result = namedtuple("frexp", ("mantissa", "exponent"))
-frexp_result.__module__ = "torch.return_types"
+frexp_result = return_type("frexp", ("mantissa", "exponent"))
 
 
 class Frexp(Function):

@@ -1,32 +1,43 @@
-"""1-D pooling and adaptive max pooling: ``F.max_pool1d``, ``F.avg_pool1d``,
-``F.adaptive_avg_pool1d``, ``F.adaptive_max_pool1d``, ``F.adaptive_max_pool2d``.
+"""The pooling functions beyond ``nn.Conv2d``'s chapter: 1-D pooling (``F.max_pool1d``,
+``F.avg_pool1d``, ``F.adaptive_avg_pool1d``, ``F.adaptive_max_pool1d``), 3-D pooling
+(``F.max_pool3d``, ``F.avg_pool3d``, ``F.adaptive_avg_pool3d``, ``F.adaptive_max_pool3d``),
+``F.adaptive_max_pool2d``, the ``*_with_indices`` forms and un-pooling (``F.max_unpool1d/2d/3d``).
+
+Every pool runs the N-dimensional kernels of ``ops/pooling_nd.py`` (a window of 1, 2 or 3
+dimensions is the same loop over its cells); this file reads the arguments (an int or a
+tuple per dimension) and picks the kernel.  The 2-D pools of ``nn.Conv2d``'s chapter
+(``F.max_pool2d``, ``F.avg_pool2d``, ``F.adaptive_avg_pool2d``) are here too: ``ops/convolution.py``
+has an im2col version of them, which these kernels replace (they are faster, and they keep
+PyTorch's rules for NaN, for windows that end in the padding, and ``ceil_mode``).
 
 A 1-D pool over ``(N, C, L)`` is a 2-D pool over ``(N, C, 1, L)`` with a ``1 × k``
-window, so the 1-D functions add that unit dimension, call the 2-D kernels of
-``ops/convolution.py`` and take it away again -- exactly what PyTorch does, which is
-why its 1-D results have the grad_fn ``SqueezeBackward1`` (over
-``MaxPool2DWithIndicesBackward0``, ``AvgPool2DBackward0`` ...), as here.
+window, so the 1-D functions add that unit dimension, call the 2-D pool and take it away
+again -- exactly what PyTorch does, which is why its 1-D results have the grad_fn
+``SqueezeBackward1`` (over ``MaxPool2DWithIndicesBackward0``, ``AvgPool2DBackward0`` ...), as here.
 
-Adaptive max pooling is new: output cell ``(i, j)`` is the maximum of rows
-``floor(i·H/oh)`` to ``ceil((i+1)·H/oh)`` and the matching columns (the same cells as
-``adaptive_avg_pool2d``).  Its result remembers where each maximum was (PyTorch's
-``indices``), so the backward is max pooling's: every gradient goes to its winner.
+Adaptive max pooling: output cell ``(i, j)`` is the maximum of rows ``floor(i·H/oh)`` to
+``ceil((i+1)·H/oh)`` and the matching columns (the same cells as ``adaptive_avg_pool2d``).
+Its result remembers where each maximum was (PyTorch's ``indices``), so the backward is
+max pooling's: every gradient goes to its winner.  Un-pooling uses those indices the other
+way round: each value goes back to where its maximum was found.
 """
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence, Union
 
-from ..autograd.function import Function
-from .common import new_result
-from .convolution import (MaxPool2DBackward, _scatter_to_winners, adaptive_avg_pool2d, avg_pool2d,
-                          max_pool2d)
-from .formula import differentiable_backward
+from .pooling_nd import (adaptive_avg_pool_nd, adaptive_max_pool_nd, avg_pool_nd, max_pool_nd, max_unpool_nd,
+                         pool_args, unpool_output_size)
 from ..tensor import Tensor
 
-__all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "adaptive_max_pool2d",
-           "single"]
+__all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "single",
+           "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "adaptive_max_pool2d",
+           "max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
+           "max_pool1d_with_indices", "max_pool2d_with_indices", "max_pool3d_with_indices",
+           "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+           "adaptive_max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
 IntOrOne = Union[int, Sequence[int]]
+IntOrTriple = Union[int, Sequence[int]]
 
 
 def single(value: IntOrOne, name: str = "argument") -> int:
@@ -94,59 +105,120 @@ def adaptive_max_pool1d(input: Tensor, output_size: IntOrOne, return_indices: bo
     return (out, indices) if return_indices else out
 
 
-def _cells(size: int, n: int) -> list[tuple[int, int]]:
-    """PyTorch's adaptive cells: cell ``i`` of ``n`` covers ``[floor(i·size/n), ceil((i+1)·size/n))``."""
-    return [(i * size // n, -(-(i + 1) * size // n)) for i in range(n)]
+# ---------------------------------------------------------------------------- 2-D pooling
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Optional[Any] = None, padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+    """The maximum over each ``kernel_size`` window of ``(N, C, H, W)`` images (or ``(C, H, W)``);
+    ``stride`` defaults to the kernel size, ``indices`` are flat indices into ``H·W``."""
+    out, indices = max_pool_nd(input, 2, kernel_size, stride, padding, dilation, ceil_mode)
+    return (out, indices) if return_indices else out
 
 
-class AdaptiveMaxPool2D(Function):
-    """The maximum of each adaptive cell, and the flat index (into ``H·W``) of the winner:
-    the first maximum on ties, as PyTorch picks."""
-
-    _backward_name = "AdaptiveMaxPool2DBackward0"
-
-    @staticmethod
-    def forward(ctx, x: Tensor, output_size: tuple = (1, 1)) -> tuple:
-        xp = x._backend.xp
-        data = x._data if x.dim() == 4 else x._data[None]  # an unbatched (C, H, W) input: a batch of one
-        n, c, h, w = data.shape
-        oh, ow = output_size
-        out = xp.empty((n, c, oh, ow), dtype=data.dtype)
-        indices = xp.empty((n, c, oh, ow), dtype="int64")
-        for i, (r0, r1) in enumerate(_cells(h, oh)):
-            for j, (c0, c1) in enumerate(_cells(w, ow)):
-                cell = data[:, :, r0:r1, c0:c1].reshape(n, c, -1)
-                arg = xp.argmax(cell, axis=2)
-                out[:, :, i, j] = xp.take_along_axis(cell, arg[:, :, None], axis=2)[:, :, 0]
-                indices[:, :, i, j] = (r0 + arg // (c1 - c0)) * w + c0 + arg % (c1 - c0)
-        ctx.indices, ctx.x_shape, ctx.batched = indices, (n, c, h, w), x.dim() == 4
-        if not ctx.batched:
-            out, indices = out[0], indices[0]
-        idx = new_result(indices, x)
-        ctx.mark_non_differentiable(idx)
-        return new_result(out, x), idx
-
-    @staticmethod
-    def backward(ctx, grad: Tensor, _grad_indices: Any = None) -> Tensor:
-        if differentiable_backward():
-            if ctx.batched:
-                return MaxPool2DBackward.apply(grad, ctx.indices, ctx.x_shape)
-            return MaxPool2DBackward.apply(grad.unsqueeze(0), ctx.indices, ctx.x_shape).squeeze(0)
-        gx = _scatter_to_winners(grad._backend, grad._data, ctx.indices, ctx.x_shape)
-        return new_result(gx if ctx.batched else gx[0], grad)
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Optional[Any] = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: Optional[int] = None) -> Tensor:
+    """The mean over each ``kernel_size`` window of ``(N, C, H, W)`` images (zero padding counted
+    unless ``count_include_pad=False``; ``divisor_override`` replaces the window's cell count)."""
+    return avg_pool_nd(input, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-def _adaptive_size(output_size: Any, h: int, w: int) -> tuple[int, int]:
-    """``3`` → ``(3, 3)``; ``(3, None)`` keeps the input's width."""
-    size = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size, output_size)
-    if len(size) != 2:
-        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
-    return (h if size[0] is None else int(size[0])), (w if size[1] is None else int(size[1]))
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """Average into a fixed ``output_size`` grid whatever the input size (``1``: global average
+    pooling); ``None`` keeps that side.  Cell ``i`` covers rows ``floor(i·H/out)`` to ``ceil((i+1)·H/out)``."""
+    return adaptive_avg_pool_nd(input, 2, output_size)
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
-    """Max-pool ``(N, C, H, W)`` (or ``(C, H, W)``) into a fixed ``output_size`` grid."""
-    if input.dim() not in (3, 4):
-        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
-    out, indices = AdaptiveMaxPool2D.apply(input, output_size=_adaptive_size(output_size, *input.shape[-2:]))
+    """Max-pool ``(N, C, H, W)`` (or ``(C, H, W)``) into a fixed ``output_size`` grid (``None`` keeps that side)."""
+    out, indices = adaptive_max_pool_nd(input, 2, output_size)
     return (out, indices) if return_indices else out
+
+
+# ---------------------------------------------------------------------------- 3-D pooling
+def max_pool3d(input: Tensor, kernel_size: IntOrTriple, stride: Optional[IntOrTriple] = None,
+               padding: IntOrTriple = 0, dilation: IntOrTriple = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Any:
+    """The maximum over each ``kernel_size`` box of ``(N, C, D, H, W)`` volumes (or ``(C, D, H, W)``);
+    ``indices`` are flat indices into ``D·H·W``."""
+    out, indices = max_pool_nd(input, 3, kernel_size, stride, padding, dilation, ceil_mode)
+    return (out, indices) if return_indices else out
+
+
+def avg_pool3d(input: Tensor, kernel_size: IntOrTriple, stride: Optional[IntOrTriple] = None,
+               padding: IntOrTriple = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: Optional[int] = None) -> Tensor:
+    """The mean over each ``kernel_size`` box of ``(N, C, D, H, W)`` volumes."""
+    return avg_pool_nd(input, 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    """Average ``(N, C, D, H, W)`` volumes into a fixed ``output_size`` grid (``None`` keeps that side)."""
+    return adaptive_avg_pool_nd(input, 3, output_size)
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Max-pool ``(N, C, D, H, W)`` volumes into a fixed ``output_size`` grid."""
+    out, indices = adaptive_max_pool_nd(input, 3, output_size)
+    return (out, indices) if return_indices else out
+
+
+# ---------------------------------------------------------------------------- the *_with_indices forms
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Optional[Any] = None, padding: Any = 0,
+                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> tuple:
+    """``(values, indices)`` whatever ``return_indices`` says (PyTorch keeps the argument, and ignores it)."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Optional[Any] = None, padding: Any = 0,
+                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> tuple:
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Optional[Any] = None, padding: Any = 0,
+                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> tuple:
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
+    return adaptive_max_pool2d(input, output_size, True)
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
+    return adaptive_max_pool3d(input, output_size, True)
+
+
+# ---------------------------------------------------------------------------- un-pooling
+def _unpool_options(dims: int, kernel_size: Any, stride: Any, padding: Any) -> tuple:
+    kernel = pool_args(kernel_size, dims, f"max_unpool{dims}d: kernel_size must be a single int or a tuple of "
+                                          "{words} ints")
+    stride_ = kernel if stride is None else pool_args(stride, dims, f"max_unpool{dims}d: stride must be a single "
+                                                                    "int or a tuple of {words} ints")
+    return kernel, stride_, pool_args(padding, dims, f"max_unpool{dims}d: padding must be a single int or a "
+                                                     "tuple of {words} ints")
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Optional[Any] = None,
+                 padding: Any = 0, output_size: Optional[Sequence[int]] = None) -> Tensor:
+    """The partial inverse of ``max_pool1d``: each value back at its index, zeros elsewhere.
+    As in PyTorch, a 2-D un-pooling of ``(*, L, 1)`` (hence ``SqueezeBackward1``)."""
+    kernel, stride_, pad = _unpool_options(1, kernel_size, stride, padding)
+    size = unpool_output_size(input, kernel, stride_, pad, output_size)
+    return max_unpool_nd(input.unsqueeze(-1), indices.unsqueeze(-1), 2, size + (1,)).squeeze(-1)
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Optional[Any] = None,
+                 padding: Any = 0, output_size: Optional[Sequence[int]] = None) -> Tensor:
+    """The partial inverse of ``max_pool2d`` (give ``output_size`` when the pooled size was odd)."""
+    kernel, stride_, pad = _unpool_options(2, kernel_size, stride, padding)
+    return max_unpool_nd(input, indices, 2, unpool_output_size(input, kernel, stride_, pad, output_size))
+
+
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Optional[Any] = None,
+                 padding: Any = 0, output_size: Optional[Sequence[int]] = None) -> Tensor:
+    """The partial inverse of ``max_pool3d``."""
+    kernel, stride_, pad = _unpool_options(3, kernel_size, stride, padding)
+    return max_unpool_nd(input, indices, 3, unpool_output_size(input, kernel, stride_, pad, output_size))

@@ -316,6 +316,8 @@ def _arg_extreme(x: Tensor, dim: Optional[int], keepdim: bool, largest: bool) ->
     xp = x._backend.xp
     fn = xp.argmax if largest else xp.argmin
     name = "argmax()" if largest else "argmin()"
+    if x._dtype is dtypes.bool:
+        raise RuntimeError(f"{name}: does not support bool input")
     if dim is None:
         if x.numel() == 0:
             raise IndexError(f"{name}: Expected reduction dim to be specified for input.numel() == 0.")

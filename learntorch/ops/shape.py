@@ -30,13 +30,14 @@ def _shape_arg(shape: tuple) -> tuple:
 
 def _infer_shape(shape: tuple, numel: int) -> tuple:
     """Resolve one ``-1`` and check the element count, with PyTorch's messages."""
+    for i, s in enumerate(shape):
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape [{', '.join(map(str, shape))}]")
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     known = 1
     for s in shape:
         if s != -1:
-            if s < 0:
-                raise RuntimeError(f"invalid shape dimension {s}")
             known *= s
     if -1 in shape:
         if known == 0 or numel % known:
@@ -91,8 +92,35 @@ class UnsafeView(View):
 def view(input: Tensor, *shape: Any) -> Tensor:
     """The same memory seen with another shape; an error if that is impossible without a copy."""
     if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
-        raise NotImplementedError("view(dtype) is not supported by learntorch; use .to(dtype)")
+        return _view_dtype(input, shape[0])
     return View.apply(input, _shape_arg(shape), True)
+
+
+def _view_dtype(input: Tensor, dt: dtypes.dtype) -> Tensor:
+    """``x.view(torch.int32)``: the same bytes read as another dtype (no copy, not differentiable,
+    as in PyTorch).  With a different element size the last dimension shrinks or grows, and it must
+    be contiguous (PyTorch's checks and messages)."""
+    old, new = input._dtype.itemsize, dt.itemsize
+    if old != new:
+        what = f"to view {dtypes.type_name(input._dtype)} as {dtypes.type_name(dt)} (different element sizes)"
+        if input.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if input.stride(-1) != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {input.stride(-1)}")
+        if new > old:
+            ratio = new // old
+            if input.shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {input.shape[-1]}")
+            if input.storage_offset() % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got "
+                                   f"{input.storage_offset()}")
+            for i in range(input.ndim - 1):
+                if input.stride(i) % ratio:
+                    raise RuntimeError(f"self.stride({i}) must be divisible by {ratio} {what}, but got "
+                                       f"{input.stride(i)}")
+    if not hasattr(input._data, "view"):  # (NumPy and CuPy arrays reinterpret; the array-API stand-in cannot)
+        raise NotImplementedError(f"view(dtype) is not supported on {input.device} by this backend; use .to(dtype)")
+    return Tensor._make(input._data.view(input._backend.dtype(dt)), input._device)
 
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
@@ -276,13 +304,19 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
                            f"must be greater or equal to the number of dimensions in the tensor ({input.ndim})")
     lead = len(sizes) - input.ndim
     shape = list(sizes)
-    for i, s in enumerate(input.shape):
-        want = sizes[lead + i]
+    for i in reversed(range(len(sizes))):  # from the last dimension, as PyTorch checks (and reports)
+        want = sizes[i]
+        if i < lead:  # a new leading dimension: -1 cannot keep a size it does not have
+            if want == -1:
+                raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
+            continue
+        s = input.shape[i - lead]
         if want == -1:
-            shape[lead + i] = s
+            shape[i] = s
         elif s != want and s != 1:
             raise RuntimeError(f"The expanded size of the tensor ({want}) must match the existing size ({s}) at "
-                               f"non-singleton dimension {lead + i}.  Target sizes: [{', '.join(map(str, sizes))}]."
+                               f"non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}]."
                                f"  Tensor sizes: [{', '.join(map(str, input.shape))}]")
     if tuple(shape) == tuple(input.shape):
         return Expand.apply(input, tuple(shape))
@@ -329,9 +363,17 @@ class Cat(Function):
         return tuple(p if p._dtype is d else p.to(d) for p, d in zip(pieces, ctx.dtypes))
 
 
+def _check_tensor_sequence(name: str, tensors: Any) -> None:
+    """``torch.cat(x)`` of one tensor (not a list of them) is PyTorch's TypeError; iterating
+    the tensor's rows, as ``list(x)`` would, is not what was meant."""
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
+
+
 @numpy_aliases
 def cat(tensors: Sequence[Tensor], dim: int = 0, *, out: Any = None) -> Tensor:
     """Join tensors along an existing dimension (``dim=1``: side by side, column-wise)."""
+    _check_tensor_sequence("cat", tensors)
     tensors = list(tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -380,6 +422,7 @@ class Stack(Function):
 @numpy_aliases
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Join equal-shaped tensors along a *new* dimension."""
+    _check_tensor_sequence("stack", tensors)
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -393,10 +436,12 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
 def vstack(tensors: Sequence[Tensor]) -> Tensor:
     """NumPy's ``vstack``: rows on top of rows (1-D tensors become rows first)."""
+    _check_tensor_sequence("vstack", tensors)
     return cat([t_.unsqueeze(0) if t_.ndim < 2 else t_ for t_ in tensors], 0)
 
 
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    _check_tensor_sequence("hstack", tensors)
     return cat(list(tensors), 0 if tensors[0].ndim == 1 else 1)
 
 
@@ -451,7 +496,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     n = input.shape[_wrap_dim(dim, input.ndim)]
-    step = -(-n // chunks) if n else 1
+    step = -(-n // int(chunks)) if n else 1
     return split(input, step, dim)
 
 
@@ -608,4 +653,5 @@ def atleast_3d(*tensors: Any) -> Any:
 
 def dstack(tensors: Sequence[Tensor]) -> Tensor:
     """Join along the third dimension (depth), after making every tensor at least 3-D."""
+    _check_tensor_sequence("dstack", tensors)
     return cat(list(atleast_3d(*tensors)) if len(tensors) > 1 else [atleast_3d(tensors[0])], 2)

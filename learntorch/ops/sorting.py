@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import dtypes
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
 from .common import new_result, numpy_aliases
@@ -81,6 +82,8 @@ class TopK(Function):
 
 @numpy_aliases
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
+    if input.dtype is dtypes.bool:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     d = _wrap_dim(dim, input.ndim) if input.ndim else 0
     n = input.shape[d] if input.ndim else 1
     if not 0 <= k <= n:

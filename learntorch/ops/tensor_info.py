@@ -92,7 +92,31 @@ def new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return self.new_zeros(size if size else (0,), **kwargs)
 
 
-METHODS: dict[str, Any] = dict(
+def _imag(self: Tensor) -> Tensor:
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+def _itself(self: Tensor) -> Tensor:
+    """``conj()``, ``resolve_conj()``, ``resolve_neg()``, ``real``: learntorch has no complex
+    dtypes and no lazy conjugate/negative bits, so each is the tensor itself (as in PyTorch for
+    a real tensor)."""
+    return self
+
+
+def _no(self: Tensor) -> bool:
+    return False
+
+
+# The questions about storage kinds learntorch does not have (sparse, quantized, meta, nested,
+# MKL-DNN, pinned memory, a lazy conjugate or negative): always "no", as for a dense CPU tensor.
+_FLAGS: dict[str, Any] = dict(
+    is_sparse=property(_no), is_sparse_csr=property(_no), is_quantized=property(_no), is_meta=property(_no),
+    is_nested=property(_no), is_mkldnn=property(_no), is_conj=_no, is_neg=_no, is_pinned=_no,
+    conj=_itself, resolve_conj=_itself, resolve_neg=_itself, real=property(_itself), imag=property(_imag),
+)
+
+
+METHODS: dict[str, Any] = dict(**_FLAGS,
     H=property(_H), mH=property(_mH), adjoint=adjoint,
     nbytes=property(lambda self: self.numel() * self._dtype.itemsize),
     itemsize=property(lambda self: self._dtype.itemsize),

@@ -18,8 +18,7 @@ import warnings
 from typing import Any, Optional, Sequence, Union
 
 from .. import dtypes
-from .convolution import adaptive_avg_pool2d
-from .pooling import adaptive_avg_pool1d
+from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from .resampling import linear_map, nearest_map, resample
 from ..tensor import Tensor
 
@@ -98,7 +97,7 @@ def interpolate(input: Tensor, size: Union[int, Sequence[int], None] = None,
             return adaptive_avg_pool1d(input, out_sizes[0])
         if k == 2:
             return adaptive_avg_pool2d(input, tuple(out_sizes))
-        raise NotImplementedError("learntorch's interpolate implements mode='area' for 3-D and 4-D input only")
+        return adaptive_avg_pool3d(input, tuple(out_sizes))
     if mode in _LINEAR:
         maps = [linear_map(n, o, s, bool(align_corners), double=input.dtype == dtypes.float64)
                 for n, o, s in zip(in_sizes, out_sizes, scales)]

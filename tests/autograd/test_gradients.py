@@ -1177,3 +1177,27 @@ def test_data_must_be_set_to_a_tensor(torch_oracle):
 def test_backward_with_empty_inputs(torch_oracle):
     raises_both(lambda T: (T.ones(2, requires_grad=True) * 2).sum().backward(inputs=[]), torch_oracle,
                 match="`inputs` argument to `backward\\(\\)` cannot be empty.")
+
+
+def test_clamp_with_tensor_bounds_and_clamp_min_max_names(torch_oracle):
+    """Tensor bounds get their own gradients (ClampBackward0 / ClampMinBackward1 / ClampMaxBackward1),
+    including where min > max; clamp_min / clamp_max with numbers are ClampMin/MaxBackward0; a
+    one-element tensor beside a number is read as a number (ClampBackward1)."""
+    def run(T):
+        out = []
+        x = T.tensor([-2., 0., 1., 2., 3., 0.5, 1., 5.], requires_grad=True)
+        lo = T.tensor([0., 0., 0., 2.5, 2., 1., 1., 3.], requires_grad=True)
+        hi = T.tensor([1., 1., 1., 1., 2.5, 0., 1., 3.], requires_grad=True)
+        for f in (lambda: T.clamp(x, lo, hi), lambda: T.clamp_min(x, lo), lambda: T.clamp_max(x, hi),
+                  lambda: x.clamp(max=hi), lambda: x.clamp_min(0.5), lambda: x.clamp_max(1.),
+                  lambda: T.clamp(x, lo[:1], None), lambda: T.clamp(x, T.tensor(0.), 1.)):
+            x.grad = lo.grad = hi.grad = None
+            y = f()
+            y.backward(T.arange(1., 9.))
+            out.append((y.grad_fn.name(), y.tolist(), x.grad.tolist(), None if lo.grad is None else lo.grad.tolist(),
+                        None if hi.grad is None else hi.grad.tolist()))
+        return out
+    assert run(lt) == run(torch_oracle)
+    assert lt.autograd.gradcheck(lambda x, a, b: lt.clamp(x, a, b), (
+        lt.randn(5, dtype=lt.float64, requires_grad=True), lt.randn(5, dtype=lt.float64, requires_grad=True) - 1,
+        lt.randn(5, dtype=lt.float64, requires_grad=True) + 1))

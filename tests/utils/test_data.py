@@ -233,3 +233,47 @@ def test_collate_matches_torch():
     assert type(mine) is type(theirs)
     for m, t in ((mine[0], theirs[0]), (mine[1], theirs[1]), (mine[2]["a"], theirs[2]["a"])):
         assert str(m.dtype) == str(t.dtype) and m.tolist() == t.tolist()
+
+
+# ------------------------------------------------------------------ DistributedSampler
+
+@needs_torch
+@pytest.mark.parametrize("n, replicas, shuffle, drop_last", [
+    (10, 3, False, False), (10, 3, True, False), (10, 4, True, True), (10, 4, False, True), (3, 5, True, False),
+    (12, 4, True, False), (7, 2, False, True)])
+def test_distributed_sampler_shares_match_torch(n, replicas, shuffle, drop_last):
+    """Each rank's indices (padding by repetition, or the tail dropped) and lengths, over two
+    epochs with set_epoch: PyTorch's own."""
+    from learntorch.utils.data import DistributedSampler
+    for epoch in range(2):
+        for rank in range(replicas):
+            mine = DistributedSampler(range(n), num_replicas=replicas, rank=rank, shuffle=shuffle, seed=7,
+                                      drop_last=drop_last)
+            theirs = td.DistributedSampler(range(n), num_replicas=replicas, rank=rank, shuffle=shuffle, seed=7,
+                                           drop_last=drop_last)
+            mine.set_epoch(epoch)
+            theirs.set_epoch(epoch)
+            assert list(mine) == list(theirs)
+            assert (len(mine), mine.num_samples, mine.total_size) == (len(theirs), theirs.num_samples,
+                                                                      theirs.total_size)
+
+
+def test_distributed_sampler_errors_and_loader():
+    from learntorch.utils.data.distributed import DistributedSampler
+    with pytest.raises(ValueError, match=r"Invalid rank 2, rank should be in the interval \[0, 1\]"):
+        DistributedSampler(range(4), num_replicas=2, rank=2)
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
+        DistributedSampler(range(4))
+    ds = TensorDataset(lt.arange(6))
+    loader = DataLoader(ds, batch_size=2, sampler=DistributedSampler(ds, num_replicas=2, rank=1, shuffle=False))
+    assert [b[0].tolist() for b in loader] == [[1, 3], [5]]
+
+
+def test_single_process_iterator_has_a_length_and_pytorchs_name():
+    loader = DataLoader(TensorDataset(lt.arange(5.0)), batch_size=2)
+    it = iter(loader)
+    assert type(it).__name__ == "_SingleProcessDataLoaderIter"
+    assert len(it) == 3 and iter(it) is it
+    assert [b[0].tolist() for b in it] == [[0.0, 1.0], [2.0, 3.0], [4.0]]
+    with pytest.raises(StopIteration):
+        next(it)

@@ -49,3 +49,19 @@ __all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", 
             "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle", "Fold", "Unfold"]
 __all__ += ["EmbeddingBag", "AlphaDropout", "Dropout1d", "Dropout3d", "FeatureAlphaDropout", "Bilinear", "LazyLinear",
             "RMSNorm"]
+
+# 3-D pooling / normalisation / padding, un-pooling, LP pooling, LRN, channel shuffle, lazy norms
+from .pooling import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, LPPool1d, LPPool2d,  # noqa: E402
+                      LPPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
+from .padding import CircularPad3d, ConstantPad3d, ReflectionPad3d, ReplicationPad3d, ZeroPad3d  # noqa: E402
+from .batchnorm import BatchNorm3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d  # noqa: E402
+from .instancenorm import (InstanceNorm3d, LazyInstanceNorm1d, LazyInstanceNorm2d,  # noqa: E402
+                           LazyInstanceNorm3d)
+from .normalization import LocalResponseNorm  # noqa: E402
+from .channelshuffle import ChannelShuffle  # noqa: E402
+
+__all__ += ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "MaxUnpool1d", "MaxUnpool2d",
+            "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d", "ZeroPad3d", "ConstantPad3d", "ReflectionPad3d",
+            "ReplicationPad3d", "CircularPad3d", "BatchNorm3d", "InstanceNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+            "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d", "LocalResponseNorm",
+            "ChannelShuffle"]

@@ -1,10 +1,15 @@
-"""``nn.BatchNorm1d`` / ``nn.BatchNorm2d``: normalise each channel over the batch.
+"""``nn.BatchNorm1d`` / ``2d`` / ``3d``: normalise each channel over the batch; and their lazy
+twins ``nn.LazyBatchNorm1d/2d/3d``, which read the number of channels from the first input.
 
 Training mode uses the statistics of the current batch and keeps running
 averages of them (``running_mean``, ``running_var``: buffers, saved in the
 ``state_dict`` but not learned); evaluation mode (``model.eval()``) uses those
 running averages instead, so one sample's output no longer depends on the rest
 of its batch.
+
+The three layers are the same computation (``F.batch_norm`` takes any ``(N, C, *)``); they
+differ only in the input rank they accept: ``(N, C)`` or ``(N, C, L)``, ``(N, C, H, W)``,
+``(N, C, D, H, W)``.
 """
 from __future__ import annotations
 
@@ -15,9 +20,11 @@ from ...tensor import Tensor
 from .. import functional as F
 from .. import init
 from ..parameter import register_affine
+from ..uninitialized import (UninitializedBuffer, UninitializedParameter, has_uninitialized_params,
+                             materialize_from_checkpoint)
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"]
 
 
 class _NormBase(Module):
@@ -111,3 +118,84 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation of (N, C, D, H, W) volumes, per channel."""
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+# ---------------------------------------------------------------------------- lazy layers
+class _LazyNormBase(_NormBase):
+    """A norm layer whose ``num_features`` is the channel count of its first input.
+
+    Until then it is ``num_features=0`` with placeholders (``nn/uninitialized.py``) where the
+    weight, bias and running statistics will be; the first ``forward`` gives them the shape
+    ``(C,)``, initialises them as the eager layer does, and the module *becomes* that eager
+    layer (``cls_to_become``: its class changes, as in PyTorch)."""
+
+    cls_to_become: type
+
+    def __init__(self, eps: float = 1e-5, momentum: Optional[float] = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
+        # no weights or statistics yet: the base class registers them as None ...
+        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
+        self.affine, self.track_running_stats = affine, track_running_stats
+        # ... and the placeholders take their places
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if track_running_stats:
+            self.register_buffer("running_mean", UninitializedBuffer(device=device, dtype=dtype))
+            self.register_buffer("running_var", UninitializedBuffer(device=device, dtype=dtype))
+            self.register_buffer("num_batches_tracked", creation.tensor(0, dtype=dtypes.int64, device=device))
+
+    def has_uninitialized_params(self) -> bool:
+        return has_uninitialized_params(self)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor) -> None:
+        """``num_features = input.shape[1]``; shape the placeholders ``(num_features,)`` and initialise them."""
+        if not self.has_uninitialized_params():
+            return
+        self.num_features = input.shape[1]
+        for name in ("weight", "bias", "running_mean", "running_var"):
+            placeholder = getattr(self, name)
+            if placeholder is not None:
+                placeholder.materialize((self.num_features,))
+        self.reset_parameters()
+
+    def _complete_old_checkpoint(self, local: dict, prefix: str) -> None:
+        materialize_from_checkpoint(self, local, prefix)
+        super()._complete_old_checkpoint(local, prefix)
+
+    def forward(self, input: Tensor) -> Tensor:
+        self.initialize_parameters(input)
+        self.__class__ = self.cls_to_become  # from now on the eager layer
+        return self.forward(input)
+
+
+class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):
+    """``BatchNorm1d`` with ``num_features`` read from the first input's dimension 1."""
+
+    cls_to_become = BatchNorm1d
+
+
+class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
+    """``BatchNorm2d`` with ``num_features`` read from the first input's dimension 1."""
+
+    cls_to_become = BatchNorm2d
+
+
+class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
+    """``BatchNorm3d`` with ``num_features`` read from the first input's dimension 1."""
+
+    cls_to_become = BatchNorm3d

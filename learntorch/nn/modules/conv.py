@@ -3,7 +3,7 @@
 ``Conv2d`` holds ``weight`` ``(out_channels, in_channels/groups, kh, kw)`` and
 ``bias`` ``(out_channels)``, initialised exactly as ``nn.Linear`` is (PyTorch's
 ``kaiming_uniform_(a=√5)``, with fan_in = in_channels/groups · kh · kw), so the
-same seed gives the same weights.  The maths is in ``ops/convolution.py``.
+same seed gives the same weights.  The maths is in ``ops/convolution.py`` (the pools: ``ops/pooling.py``).
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from ... import creation
 from ...tensor import Tensor
 from ...ops import convolution
 from ...ops import padding as padding_ops
+from ...ops import pooling
 from .. import init
 from ..parameter import Parameter
 from .module import Module
@@ -131,8 +132,8 @@ class MaxPool2d(_MaxPoolNd):
     """The maximum of each window of ``(N, C, H, W)`` images."""
 
     def forward(self, input: Tensor) -> Any:
-        return convolution.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                                      self.ceil_mode, self.return_indices)
+        return pooling.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                                  self.ceil_mode, self.return_indices)
 
 
 class Flatten(Module):
@@ -161,8 +162,8 @@ class AvgPool2d(Module):
         self.count_include_pad, self.divisor_override = count_include_pad, divisor_override
 
     def forward(self, input: Tensor) -> Tensor:
-        return convolution.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                                      self.count_include_pad, self.divisor_override)
+        return pooling.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                                  self.count_include_pad, self.divisor_override)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
@@ -176,7 +177,7 @@ class AdaptiveAvgPool2d(Module):
         self.output_size = output_size
 
     def forward(self, input: Tensor) -> Tensor:
-        return convolution.adaptive_avg_pool2d(input, self.output_size)
+        return pooling.adaptive_avg_pool2d(input, self.output_size)
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"

@@ -1,9 +1,11 @@
-"""``nn.InstanceNorm1d`` / ``nn.InstanceNorm2d``: normalise each channel of each sample on its own.
+"""``nn.InstanceNorm1d`` / ``2d`` / ``3d``: normalise each channel of each sample on its own; and
+their lazy twins ``nn.LazyInstanceNorm1d/2d/3d`` (``num_features`` from the first input).
 
 PyTorch's defaults differ from BatchNorm's: ``affine=False`` (no weight or bias)
 and ``track_running_stats=False`` (always the input's own statistics).  With
 ``track_running_stats=True`` the running averages are kept in training and used
-in evaluation, exactly as for BatchNorm.
+in evaluation, exactly as for BatchNorm.  (The lazy layers keep PyTorch's *BatchNorm*
+defaults, ``affine=True`` and ``track_running_stats=True``, as PyTorch's do.)
 """
 from __future__ import annotations
 
@@ -12,9 +14,10 @@ from typing import Any, Optional
 
 from ...tensor import Tensor
 from ..group_instance_norm import instance_norm
-from .batchnorm import _NormBase
+from .batchnorm import _LazyNormBase, _NormBase
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
+           "LazyInstanceNorm3d"]
 
 
 class _InstanceNorm(_NormBase):
@@ -65,3 +68,31 @@ class InstanceNorm2d(_InstanceNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() not in (3, 4):
             raise ValueError(f"expected 3D or 4D input (got {input.dim()}D input)")
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation of ``(N, C, D, H, W)`` (or ``(C, D, H, W)``) volumes."""
+
+    _no_batch_dim = 4
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() not in (4, 5):
+            raise ValueError(f"expected 4D or 5D input (got {input.dim()}D input)")
+
+
+class LazyInstanceNorm1d(_LazyNormBase, InstanceNorm1d):
+    """``InstanceNorm1d`` with ``num_features`` read from the first input's dimension 1."""
+
+    cls_to_become = InstanceNorm1d
+
+
+class LazyInstanceNorm2d(_LazyNormBase, InstanceNorm2d):
+    """``InstanceNorm2d`` with ``num_features`` read from the first input's dimension 1."""
+
+    cls_to_become = InstanceNorm2d
+
+
+class LazyInstanceNorm3d(_LazyNormBase, InstanceNorm3d):
+    """``InstanceNorm3d`` with ``num_features`` read from the first input's dimension 1."""
+
+    cls_to_become = InstanceNorm3d

@@ -11,6 +11,7 @@ from ...tensor import Tensor
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..uninitialized import UninitializedParameter, materialize_from_checkpoint
 from .module import Module
 
 __all__ = ["Linear", "Identity", "LazyLinear", "Bilinear"]
@@ -91,33 +92,24 @@ class Bilinear(Module):
                 f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
-class UninitializedParameter(Parameter):
-    """A parameter whose shape is not known yet (a lazy layer's, before its first call)."""
-
-    def __repr__(self) -> str:
-        return "<UninitializedParameter>"
-
-    __str__ = __repr__
-
-
 class LazyLinear(Linear):
     """A ``Linear`` whose ``in_features`` is read from the first input it sees.
 
-    Until then ``weight`` and ``bias`` are :class:`UninitializedParameter`; the first
-    ``forward`` creates them with the input's last dimension, initialises them as
+    Until then ``weight`` and ``bias`` are :class:`UninitializedParameter` placeholders
+    (``nn/uninitialized.py``); the first ``forward`` gives them their shapes from the input's
+    last dimension (keeping any ``.to()``/``.double()`` applied meanwhile), initialises them as
     ``Linear`` does (the same draws from the generator), and the module *becomes* a
     ``Linear`` (its class changes, as in PyTorch).  Create the optimizer after that first
-    call (a dry run on an example batch), since the parameters are new tensors."""
+    call (a dry run on an example batch), since the parameters only then have their shapes."""
 
     cls_to_become = Linear
 
     def __init__(self, out_features: int, bias: bool = True, device: Any = None, dtype: Any = None) -> None:
         Module.__init__(self)
         self.in_features, self.out_features = 0, out_features
-        self._factory = dict(device=device, dtype=dtype)
-        self.weight = UninitializedParameter()
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
         if bias:
-            self.bias = UninitializedParameter()
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
         else:
             self.register_parameter("bias", None)
 
@@ -130,17 +122,23 @@ class LazyLinear(Linear):
 
     def initialize_parameters(self, input: Tensor) -> None:
         """Create ``weight`` (out_features, input.shape[-1]) and ``bias``, and initialise them."""
-        if not self.has_uninitialized_params():
-            return
-        with no_grad():
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
+        if self.in_features == 0:  # shapes from a loaded checkpoint: the input must fit them
+            if input.shape[-1] != self.weight.shape[-1]:
+                raise AssertionError(f"The in_features inferred from input: {input.shape[-1]} is not equal to "
+                                     f"in_features from self.weight: {self.weight.shape[-1]}")
             self.in_features = input.shape[-1]
-            self.weight = Parameter(creation.empty(self.out_features, self.in_features, **self._factory))
-            if self.bias is not None:
-                self.bias = Parameter(creation.empty(self.out_features, **self._factory))
-            self.reset_parameters()
+
+    def _complete_old_checkpoint(self, local: dict, prefix: str) -> None:
+        materialize_from_checkpoint(self, local, prefix)  # loading a checkpoint gives the shapes instead
 
     def forward(self, input: Tensor) -> Tensor:
         self.initialize_parameters(input)
-        del self._factory
         self.__class__ = self.cls_to_become  # from now on an ordinary Linear
         return Linear.forward(self, input)

@@ -34,7 +34,7 @@ from ...creation import empty_like
 from ...device import as_device
 from ...tensor import Tensor, _parse_to
 from ..backward_hooks import BackwardHook
-from ..parameter import Parameter
+from ..parameter import Buffer, Parameter
 from ... import dtypes
 from ...autograd.grad_mode import no_grad
 
@@ -209,6 +209,8 @@ class Module:
                 raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
             self._modules[name] = value
+        elif isinstance(value, Buffer):  # self.running_mean = nn.Buffer(...): register_buffer by assignment
+            self.register_buffer(name, value, value.persistent)
         elif self.__dict__.get("_buffers") is not None and name in self._buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
@@ -520,9 +522,13 @@ class Module:
         dev_given = dev != probe.device or any(isinstance(a, (str, int, Tensor)) or type(a).__name__ == "device"
                                                for a in args) or kwargs.get("device") is not None
 
+        # memory_format=torch.channels_last: the 4-D and 5-D tensors (convolution weights), as in PyTorch
+        layout = {"memory_format": kwargs["memory_format"]} if kwargs.get("memory_format") is not None else {}
+
         def convert(t: Tensor) -> Tensor:
             keeps_dtype = not dt_given or not (t.dtype.is_floating_point or t.dtype.is_complex)
-            return t.to(dev if dev_given else t.device, t.dtype if keeps_dtype else dt)
+            return t.to(dev if dev_given else t.device, t.dtype if keeps_dtype else dt,
+                        **(layout if t.dim() in (4, 5) else {}))
         return self._apply(convert)
 
     def to_empty(self, *, device: Any, recurse: bool = True) -> "Module":

@@ -1,4 +1,5 @@
-"""``nn.LayerNorm``: normalise each sample over its last dimensions."""
+"""``nn.LayerNorm``: normalise each sample over its last dimensions; ``nn.RMSNorm``;
+``nn.LocalResponseNorm``: AlexNet's normalisation of each activation by its neighbouring channels."""
 from __future__ import annotations
 
 import numbers
@@ -12,7 +13,7 @@ from ... import creation
 from ..parameter import register_affine
 from .module import Module
 
-__all__ = ["LayerNorm", "RMSNorm"]
+__all__ = ["LayerNorm", "RMSNorm", "LocalResponseNorm"]
 
 
 class LayerNorm(Module):
@@ -76,3 +77,18 @@ class RMSNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class LocalResponseNorm(Module):
+    """``b_c = a_c / (k + α · mean of a² over the size channels around c)^β`` (AlexNet): each
+    activation is damped by its neighbours across channels.  No parameters (``F.local_response_norm``)."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"

@@ -1,9 +1,10 @@
-"""Padding layers: ``nn.ZeroPad1d/2d``, ``nn.ConstantPad1d/2d``, ``nn.ReflectionPad1d/2d``,
-``nn.ReplicationPad1d/2d``, ``nn.CircularPad1d/2d``.
+"""Padding layers: ``nn.ZeroPad1d/2d/3d``, ``nn.ConstantPad1d/2d/3d``, ``nn.ReflectionPad1d/2d/3d``,
+``nn.ReplicationPad1d/2d/3d``, ``nn.CircularPad1d/2d/3d``.
 
-Each is ``F.pad`` with a fixed ``padding`` and ``mode`` (``ops/padding.py``).  An int
-``padding`` pads every side by that much; a tuple is ``(left, right)`` in 1-D and
-``(left, right, top, bottom)`` in 2-D, as in ``F.pad``.
+Each is ``F.pad`` with a fixed ``padding`` and ``mode`` (``ops/padding.py``, which pads any
+number of trailing dimensions).  A layer only says how many (``dims``).  An int ``padding``
+pads every side by that much; a tuple is ``(left, right)`` in 1-D, ``(left, right, top,
+bottom)`` in 2-D and ``(left, right, top, bottom, front, back)`` in 3-D, as in ``F.pad``.
 """
 from __future__ import annotations
 
@@ -14,13 +15,14 @@ from ...ops.padding import pad
 from .module import Module
 
 __all__ = ["ZeroPad1d", "ZeroPad2d", "ConstantPad1d", "ConstantPad2d", "ReflectionPad1d", "ReflectionPad2d",
-           "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d"]
+           "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d", "ZeroPad3d", "ConstantPad3d",
+           "ReflectionPad3d", "ReplicationPad3d", "CircularPad3d"]
 
 Padding = Union[int, Sequence[int]]
 
 
 def _padding_tuple(padding: Padding, dims: int) -> tuple:
-    """``2`` → ``(2, 2)`` (1-D) or ``(2, 2, 2, 2)`` (2-D); a sequence is kept as it is."""
+    """``2`` → ``(2, 2)`` (1-D), ``(2, 2, 2, 2)`` (2-D) or six 2s (3-D); a sequence is kept as it is."""
     return tuple(padding) if isinstance(padding, (tuple, list)) else (padding,) * (2 * dims)
 
 
@@ -65,6 +67,12 @@ class ConstantPad2d(_ConstantPad):
     dims = 2
 
 
+class ConstantPad3d(_ConstantPad):
+    """Pad the last three dimensions with ``value``."""
+
+    dims = 3
+
+
 class ZeroPad1d(ConstantPad1d):
     """Pad the last dimension with zeros."""
 
@@ -85,6 +93,16 @@ class ZeroPad2d(ConstantPad2d):
         return f"{self.padding}"
 
 
+class ZeroPad3d(ConstantPad3d):
+    """Pad the last three dimensions (of a volume) with zeros."""
+
+    def __init__(self, padding: Padding) -> None:
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
 class ReflectionPad1d(_Pad):
     """Mirror the last dimension at its edges (the edge itself not repeated)."""
 
@@ -95,6 +113,12 @@ class ReflectionPad2d(_Pad):
     """Mirror the last two dimensions at their edges."""
 
     mode, dims = "reflect", 2
+
+
+class ReflectionPad3d(_Pad):
+    """Mirror the last three dimensions at their faces."""
+
+    mode, dims = "reflect", 3
 
 
 class ReplicationPad1d(_Pad):
@@ -109,6 +133,12 @@ class ReplicationPad2d(_Pad):
     mode, dims = "replicate", 2
 
 
+class ReplicationPad3d(_Pad):
+    """Repeat the face values of the last three dimensions."""
+
+    mode, dims = "replicate", 3
+
+
 class CircularPad1d(_Pad):
     """Wrap the last dimension around (periodic boundary)."""
 
@@ -119,3 +149,9 @@ class CircularPad2d(_Pad):
     """Wrap the last two dimensions around (a torus)."""
 
     mode, dims = "circular", 2
+
+
+class CircularPad3d(_Pad):
+    """Wrap the last three dimensions around (periodic in all three)."""
+
+    mode, dims = "circular", 3

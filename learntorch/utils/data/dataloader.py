@@ -124,6 +124,24 @@ def default_collate(batch: list) -> Any:
     raise TypeError(_COLLATE_ERR.format(type(elem)))
 
 
+class _SingleProcessDataLoaderIter:
+    """What ``iter(loader)`` returns without workers (PyTorch's class name): the batches one by one,
+    and, like PyTorch's, a length -- the number of batches the sampler will give."""
+
+    def __init__(self, loader: "DataLoader", batches: Iterator[Any]) -> None:
+        self._loader = loader
+        self._batches = batches
+
+    def __iter__(self) -> "_SingleProcessDataLoaderIter":
+        return self
+
+    def __next__(self) -> Any:
+        return next(self._batches)
+
+    def __len__(self) -> int:
+        return len(self._loader._index_sampler)
+
+
 class DataLoader:
     """Iterate over ``dataset`` in batches (``torch.utils.data.DataLoader``).
 
@@ -233,8 +251,8 @@ class DataLoader:
         indices = iter(self._index_sampler)
         _draw_seed(self.generator)  # PyTorch's per-iterator base seed (unused without workers)
         if self._iterable:
-            return self._stream_batches(indices, iter(self.dataset))
-        return self._batches(indices)
+            return _SingleProcessDataLoaderIter(self, self._stream_batches(indices, iter(self.dataset)))
+        return _SingleProcessDataLoaderIter(self, self._batches(indices))
 
     def _batches(self, indices: Iterator[Any]) -> Iterator[Any]:
         getitems = getattr(self.dataset, "__getitems__", None)
