@@ -297,6 +297,9 @@ def _allclose(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 
 def _isclose(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> Tensor:
+    if isinstance(other, Tensor) and other._dtype is not self._dtype:  # PyTorch compares like with like
+        raise RuntimeError(f"{dtypes.SCALAR_NAMES[self._dtype.name]} did not match "
+                           f"{dtypes.SCALAR_NAMES[other._dtype.name]}")
     xp = self._backend.xp
     a, b, _ = binary_operands(self, other)
     close = xp.abs(a - b) <= atol + rtol * xp.abs(b)

@@ -375,10 +375,90 @@ def range_(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
 
 def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: DeviceLike = None,
              requires_grad: bool = False) -> Tensor:
+    """``steps`` points from ``start`` to ``end``, both included, evenly spaced.
+
+    The points are PyTorch's, bit for bit (NumPy's ``np.linspace`` rounds differently in
+    the last bit): see :func:`_linspace_points`."""
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
     dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
-    return _finish(np.linspace(start, end, steps).astype(dt._np), device, requires_grad)
+    if dt is dtypes.bool:
+        raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
+    return _finish(_linspace_points(start, end, int(steps), dt._np), device, requires_grad)
+
+
+def _linspace_points(start: float, end: float, steps: int, np_dtype: Any) -> np.ndarray:
+    """The points of ``linspace`` as PyTorch's CPU kernel produces them (found by experiment).
+
+    The step is ``(end - start) / (steps - 1)``, rounded to the dtype.  The first half of the
+    points (``i < steps // 2``) count up from ``start``: ``start + step·i``; the second half
+    count down from ``end``: ``end - step·(steps - 1 - i)``.  So both ends are exact and the
+    points are symmetric.  Each point is rounded *once* (a fused multiply-add: the product
+    is not rounded before the sum) -- which is why ``linspace(-1, 1, 7)[3]`` is -2.98e-8
+    in float32, not 0.  Integer dtypes compute the same formula in float64 from the
+    truncated ends, and truncate each point."""
+    if steps == 0:
+        return np.zeros(0, np_dtype)
+    if steps == 1:
+        return np.array([start], dtype=np.float64).astype(np_dtype)
+    kind, size = np.dtype(np_dtype).kind, np.dtype(np_dtype).itemsize
+    if kind == "f" and size >= 4:  # float32, float64: PyTorch's numbers exactly
+        compute = np.dtype(np_dtype).type
+    elif kind in "iu":  # integers: the ends are truncated first, the points computed in float64
+        compute, start, end = np.float64, int(start), int(end)
+    else:  # float16, bfloat16, complex: in float64 (complex128), rounded once at the end
+        compute = np.complex128 if kind == "c" else np.float64
+        return np.linspace(start, end, steps, dtype=compute).astype(np_dtype)
+    first, last = compute(start), compute(end)
+    with np.errstate(all="ignore"):
+        step = (last - first) / compute(steps - 1)
+        half = steps // 2
+        up = _fused_multiply_add(np.full(half, step), np.arange(half, dtype=compute), first)
+        from_end = np.arange(steps - 1 - half, -1, -1, dtype=compute)  # steps-1-i for i = half … steps-1
+        down = _fused_multiply_add(np.full(steps - half, -step), from_end, last)
+        points = np.concatenate([up, down])
+    return points.astype(np_dtype)
+
+
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple:
+    """``a + b`` rounded, and its rounding error (exact: ``a + b == s + err``; Knuth)."""
+    s = a + b
+    b_part = s - a
+    return s, (a - (s - b_part)) + (b - b_part)
+
+
+def _two_product(a: np.ndarray, b: np.ndarray) -> tuple:
+    """``a · b`` rounded, and its rounding error (exact; Dekker's product, with each factor
+    split by Veltkamp into two halves whose products are all exact)."""
+    bits = np.finfo(a.dtype).nmant + 1
+    factor = a.dtype.type(2.0 ** ((bits + 1) // 2) + 1)
+
+    def split(x: np.ndarray) -> tuple:
+        c = factor * x
+        high = c - (c - x)
+        return high, x - high
+
+    p = a * b
+    a_hi, a_lo = split(a)
+    b_hi, b_lo = split(b)
+    return p, ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo
+
+
+def _fused_multiply_add(a: np.ndarray, b: np.ndarray, c: Any) -> np.ndarray:
+    """``a·b + c`` rounded once, in ``a``'s dtype, as a hardware FMA computes it (NumPy has none).
+
+    Boldo and Melquiond's emulation: the exact product and sum are split into a rounded
+    part and an error; the errors are added with *rounding to odd* (an inexact result
+    keeps an odd last bit), which makes the final rounding to nearest come out right."""
+    product, product_err = _two_product(a, b)
+    high, low = _two_sum(np.full_like(a, c), product)
+    tail, tail_err = _two_sum(low, product_err)
+    uint = np.uint32 if a.dtype.itemsize == 4 else np.uint64
+    even = (tail.view(uint) & 1) == 0
+    to_odd = (tail_err != 0) & even  # inexact, and rounded to an even last bit: step towards the error
+    tail = np.where(to_odd, np.nextafter(tail, np.where(tail_err > 0, np.inf, -np.inf).astype(a.dtype)), tail)
+    return high + tail
 
 
 def eye(n: int, m: Optional[int] = None, *, dtype: Any = None, device: DeviceLike = None,

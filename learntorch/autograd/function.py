@@ -119,6 +119,11 @@ class BackwardFunction(Node, FunctionCtx):
             grads = self._validate_grads(grads)
         return grads
 
+    def __repr__(self) -> str:
+        if self._validate:  # a learner's own Function: PyTorch prints it under torch.autograd.function
+            return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
+        return super().__repr__()
+
     def _zeros_for(self, index: int) -> "Tensor | None":
         meta = self._output_meta[index]
         if meta is None:  # a non-tensor output (a number forward also returned): its gradient stays None

@@ -17,19 +17,24 @@ may not import it), unbatched inputs; the arithmetic is ``ops/convolution.py``'s
   Here we only check the arguments and work out the output size,
   ``(L-1)·stride - 2·padding + dilation·(k-1) + output_padding + 1`` per dimension.
 
-There is no ``conv3d`` (nor ``conv_transpose3d``) in learntorch.
+* **conv3d** (videos, medical volumes: ``(N, C, D, H, W)``) and **conv_transpose3d** run on
+  the same Functions: their im2col takes one strided slice per kernel offset ``(i, j, l)``
+  and works for any number of spatial dimensions.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Optional, Sequence, Union
 
 from .. import autocast_state
 from ..ops.autocast import lower_precision
+from ..size import Size
 from ..tensor import Tensor
-from ..ops.convolution import Convolution, ConvolutionTranspose, pair
+from ..ops.convolution import Convolution, ConvolutionTranspose, check_conv_dtypes, ntuple, pair
 from ..ops.padding import pad as _pad
 
-__all__ = ["conv1d", "conv_transpose1d", "conv_transpose2d", "single", "conv_transpose_output_padding"]
+__all__ = ["conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "single",
+           "triple", "conv_transpose_output_padding"]
 
 IntOrSeq = Union[int, Sequence[int]]
 
@@ -41,6 +46,11 @@ def single(value: IntOrSeq) -> int:
             raise ValueError(f"expected an int or a 1-tuple, got {value}")
         return int(value[0])
     return int(value)
+
+
+def triple(value: IntOrSeq) -> tuple:
+    """``3`` → ``(3, 3, 3)``; ``(1, 3, 3)`` stays."""
+    return ntuple(value, 3)
 
 
 def _tuple(value: IntOrSeq, n: int) -> tuple:
@@ -83,6 +93,67 @@ def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
                            f"actual input size")
     args = (input, weight) if bias is None else (input, weight, bias)
     return Convolution.apply(*args, stride=(1, stride), padding=(0, padding), dilation=(1, dilation), groups=groups)
+
+
+def _conv_argument(value: IntOrSeq, name: str) -> tuple:
+    """``stride``/``padding``/``dilation`` of a 3-D convolution as 3 ints, or PyTorch's error."""
+    if isinstance(value, (tuple, list)) and len(value) not in (1, 3):
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of 3 values to match the "
+                           f"convolution dimensions, but got {name}={list(value)}")
+    return triple(value[0] if isinstance(value, (tuple, list)) and len(value) == 1 else value)
+
+
+def _same_padding(input: Tensor, kernel: tuple, dilation: tuple) -> tuple[Tensor, tuple]:
+    """``padding='same'``: ``dilation·(k-1)`` zeros per dimension, half on each side.  An odd total
+    cannot be split evenly: as PyTorch does, the extra zero goes on the right, added here by
+    ``F.pad`` (with PyTorch's warning that this copies the input); the rest is the convolution's."""
+    totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
+    if any(t % 2 for t in totals):
+        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
+                      "copy of the input be created", UserWarning, stacklevel=3)
+        extra: list[int] = []
+        for t in reversed(totals):  # F.pad lists the last dimension first
+            extra += [0, t % 2]
+        input = _pad(input, extra)
+    return input, tuple(t // 2 for t in totals)
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrSeq = 1,
+           padding: Union[IntOrSeq, str] = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
+    """3-D convolution of ``input`` ``(N, C, D, H, W)`` -- or ``(C, D, H, W)`` -- with ``weight``
+    ``(out, C/groups, kd, kh, kw)``: a filter that slides through depth (time, slices) as well."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in its lower precision (ops/autocast.py)
+        return lower_precision(conv3d, input, weight, bias, stride, padding, dilation, groups)
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: "
+                           f"{list(input.shape)}")
+    if input.dim() == 4:
+        return conv3d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
+    if weight.dim() != 5:
+        raise RuntimeError(f"Expected 5-dimensional weight for 5-dimensional input {list(input.shape)}, but got "
+                           f"weight of size {list(weight.shape)} instead")
+    stride, dilation = _conv_argument(stride, "stride"), _conv_argument(dilation, "dilation")
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if padding == "same" and stride != (1, 1, 1):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        input, padding = _same_padding(input, tuple(weight.shape[2:]), dilation) if padding == "same" \
+            else (input, (0, 0, 0))
+    padding = _conv_argument(padding, "padding")
+    if input.shape[1] != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
+                           f"{input.shape[1]} channels instead")
+    check_conv_dtypes(input, weight, bias)
+    padded = [size + 2 * p for size, p in zip(input.shape[2:], padding)]
+    spans = [d * (k - 1) + 1 for k, d in zip(weight.shape[2:], dilation)]
+    if any(size < span for size, span in zip(padded, spans)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
+                           f"size: ({' x '.join(map(str, spans))}). Kernel size can't be greater than actual "
+                           f"input size")
+    args = (input, weight) if bias is None else (input, weight, bias)
+    return Convolution.apply(*args, stride=stride, padding=padding, dilation=dilation, groups=groups)
 
 
 def _conv_transpose(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: tuple, padding: tuple,
@@ -153,6 +224,21 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
                            pair(dilation), "conv_transpose2d")
 
 
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrSeq = 1,
+                     padding: IntOrSeq = 0, output_padding: IntOrSeq = 0, groups: int = 1,
+                     dilation: IntOrSeq = 1) -> Tensor:
+    """Transposed 3-D convolution of ``(N, C_in, D, H, W)`` with ``weight`` ``(C_in, C_out/groups, kd, kh, kw)``:
+    the upsampling half of a volumetric U-Net or video decoder."""
+    if autocast_state.ACTIVE[0]:  # inside torch.autocast: in its lower precision (ops/autocast.py)
+        return lower_precision(conv_transpose3d, input, weight, bias, stride, padding, output_padding, groups,
+                               dilation)
+    if input.dim() == 4:
+        return conv_transpose3d(input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups,
+                                dilation).squeeze(0)
+    return _conv_transpose(input, weight, bias, triple(stride), triple(padding), triple(output_padding), groups,
+                           triple(dilation), "conv_transpose3d")
+
+
 def conv_transpose_output_padding(input_size: Sequence[int], output_size: Optional[Sequence[int]],
                                   stride: tuple, padding: tuple, kernel_size: tuple, dilation: tuple,
                                   default: tuple) -> tuple:
@@ -161,7 +247,7 @@ def conv_transpose_output_padding(input_size: Sequence[int], output_size: Option
     if output_size is None:
         return default
     n = len(stride)
-    output_size = list(output_size)
+    requested, output_size = output_size, list(output_size)  # (the message shows it as it was given)
     if len(output_size) == n + 2:
         output_size = output_size[2:]
     if len(output_size) != n:
@@ -173,6 +259,6 @@ def conv_transpose_output_padding(input_size: Sequence[int], output_size: Option
     largest = [low + s - 1 for low, s in zip(smallest, stride)]
     for i in range(n):
         if not smallest[i] <= output_size[i] <= largest[i]:
-            raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {smallest} "
-                             f"to {largest} (for an input of {spatial})")
+            raise ValueError(f"requested an output size of {requested}, but valid sizes range from {smallest} "
+                             f"to {largest} (for an input of {Size(spatial)})")
     return tuple(output_size[i] - smallest[i] for i in range(n))

@@ -8,7 +8,9 @@ bag separately.  Bags are given either
 * as a 1-D ``input`` with ``offsets``: bag ``b`` is ``input[offsets[b]:offsets[b+1]]``
   (``include_last_offset=True``: the last offset is the end of the last bag).
 
-Composed of differentiable ops, so gradients reach ``weight`` (and ``per_sample_weights``):
+Composed of differentiable ops, so gradients reach ``weight`` (and ``per_sample_weights``);
+the composite runs inside one node named like PyTorch's (``EmbeddingBagBackward0``, with
+``weight`` and ``per_sample_weights`` as its inputs), whose backward differentiates it again:
 
 * sum/mean: a 0/1 matrix ``S[b, i] = 1`` where position ``i`` is in bag ``b``, then
   ``S @ rows`` (divided by the bag sizes for mean; an empty bag gives zeros);
@@ -19,13 +21,15 @@ Composed of differentiable ops, so gradients reach ``weight`` (and ``per_sample_
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
 from .. import creation, dtypes
 from ..arrays import to_numpy
-from ..autograd.grad_mode import no_grad
+from ..autograd.engine import grad as autograd_grad
+from ..autograd.function import Function
+from ..autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 from ..tensor import Tensor
 
 __all__ = ["embedding_bag"]
@@ -134,14 +138,52 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = Non
         _renorm_(weight, ids, max_norm, norm_type)
     bag = _bag_of_each_position(ids, starts, end)
     bag[ids == padding] = -1  # padding ids belong to no bag
+
+    def compute(weight: Tensor, per_sample_weights: Optional[Tensor]) -> Tensor:
+        return _bag_reduce(weight, per_sample_weights, input, ids, bag, len(starts), mode, scale_grad_by_freq)
+
+    return _EmbeddingBag.apply(weight, per_sample_weights, compute)
+
+
+class _EmbeddingBag(Function):
+    """One node for the whole bag reduction (PyTorch's ``EmbeddingBagBackward0``): forward
+    computes the composite without recording; backward records it again from the saved
+    inputs and differentiates it (keeping the graph under ``create_graph=True``)."""
+
+    _backward_name = "EmbeddingBagBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, weight: Tensor, per_sample_weights: Optional[Tensor], compute: Any = None) -> Tensor:
+        ctx.compute = compute
+        ctx.save_for_backward(weight, per_sample_weights)
+        return compute(weight, per_sample_weights)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        weight, psw = ctx.saved_tensors
+        keep_graph = is_grad_enabled()
+        needs = ctx.needs_input_grad[:2]
+        with enable_grad():
+            args = [t if t is None or keep_graph else t.detach().requires_grad_(need)
+                    for t, need in zip((weight, psw), needs)]
+            out = ctx.compute(*args)
+            wanted = [a for a, need in zip(args, needs) if need]
+            grads = list(autograd_grad(out, wanted, grad, create_graph=keep_graph, allow_unused=True))
+        return tuple(grads.pop(0) if need else None for need in needs) + (None,)
+
+
+def _bag_reduce(weight: Tensor, per_sample_weights: Optional[Tensor], input: Tensor, ids: np.ndarray,
+                bag: np.ndarray, bags: int, mode: str, scale_grad_by_freq: bool) -> Tensor:
+    """The bags' sums, means or maxima, as differentiable operations."""
+    num = weight.shape[0]
     rows = weight.index_select(0, input)
     if scale_grad_by_freq and rows.requires_grad:
         counts = np.bincount(ids, minlength=num)[ids].astype(np.float64)
         scale = creation.tensor((1.0 / counts).reshape(-1, 1), dtype=weight.dtype, device=weight.device)
         rows.register_hook(lambda g: g * scale)
     if mode == "max":
-        return _bag_max(weight, rows, ids, bag, len(starts))
-    member = (bag[None, :] == np.arange(len(starts))[:, None]).astype(weight.dtype._np)
+        return _bag_max(weight, rows, ids, bag, bags)
+    member = (bag[None, :] == np.arange(bags)[:, None]).astype(weight.dtype._np)
     S = creation.tensor(member, dtype=weight.dtype, device=weight.device)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.unsqueeze(1)

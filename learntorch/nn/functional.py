@@ -46,6 +46,7 @@ from ..ops.activations import (celu, elu, hardsigmoid, hardswish, hardtanh, leak
                           mish, relu6, selu, silu, softplus, softsign, threshold)
 from .attention import multi_head_attention_forward, scaled_dot_product_attention  # noqa: F401
 from .convolution_variants import conv1d, conv_transpose1d, conv_transpose2d  # noqa: F401
+from .convolution_variants import conv3d, conv_transpose3d  # noqa: F401
 from .group_instance_norm import group_norm, instance_norm  # noqa: F401
 from ..ops.activations import glu, hardshrink, rrelu, softshrink, tanhshrink  # noqa: F401
 from .bilinear import bilinear  # noqa: F401
@@ -104,6 +105,7 @@ __all__ += ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_poo
             "fold", "unfold"]
 __all__ += _POOL_3D_ALL
 __all__ += ["affine_grid", "grid_sample"]
+__all__ += ["conv3d", "conv_transpose3d"]
 
 # PyTorch's names of scalar types, as its error messages print them.
 _SCALAR_NAMES = dtypes.SCALAR_NAMES
@@ -237,25 +239,31 @@ class Gelu(Function):
             xp, a = x._backend.xp, x._data
             pdf = xp.exp(-0.5 * a * a) * _INV_SQRT_2PI
             return new_result(grad._data * (ctx.cdf + a * pdf), grad), None
-        return grad * GeluDerivative.apply(x, ctx.approximate), None
+        return GeluDerivative.apply(grad, x, ctx.approximate), None
 
 
 class GeluDerivative(Function):
-    """GELU's derivative as an operation of its own, so that ``create_graph=True`` can
-    differentiate GELU twice."""
+    """GELU's backward ``(grad, x) ↦ grad · GELU'(x)`` as an operation of its own, so that
+    ``create_graph=True`` can differentiate GELU twice, and the gradient's node is PyTorch's
+    ``GeluBackwardBackward0``.  Linear in ``grad`` (its derivative there is itself again);
+    with respect to ``x`` it is ``h · grad · GELU''(x)``, GELU'' taken as a constant (so a
+    third derivative through ``x`` is not followed)."""
 
     _backward_name = "GeluBackwardBackward0"
 
     @staticmethod
-    def forward(ctx, x: Tensor, approximate: str = "none") -> Tensor:
-        ctx.save_for_backward(x)
+    def forward(ctx, grad: Tensor, x: Tensor, approximate: str = "none") -> Tensor:
+        ctx.save_for_backward(grad, x)
         ctx.approximate = approximate
-        return new_result(_on_float(x, lambda xp, a: _gelu_parts(xp, a, approximate, 1)), x)
+        slope = _on_float(x, lambda xp, a: _gelu_parts(xp, a, approximate, 1))
+        return new_result(grad._data * slope, grad)
 
     @staticmethod
-    def backward(ctx, grad: Tensor) -> tuple:
-        (x,) = ctx.saved_tensors
-        return grad * _const(x, _on_float(x, lambda xp, a: _gelu_parts(xp, a, ctx.approximate, 2))), None
+    def backward(ctx, h: Tensor) -> tuple:
+        grad, x = ctx.saved_tensors
+        d_grad = GeluDerivative.apply(h, x, ctx.approximate) if ctx.needs_input_grad[0] else None
+        curvature = _const(x, _on_float(x, lambda xp, a: _gelu_parts(xp, a, ctx.approximate, 2)))
+        return d_grad, h * grad * curvature, None
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:

@@ -49,12 +49,18 @@ def _softplus(m: Any, a: Any, beta: float, threshold: float) -> Any:
     return m.where(ba > threshold, a, m.log1p(m.exp(m.minimum(ba, threshold))) / beta)
 
 
-def _activation(backward_name: str, forward: Callable[..., Any], derivative: Callable[..., Any]) -> type:
+def _activation(backward_name: str, forward: Callable[..., Any], derivative: Callable[..., Any],
+                second: Any = False, double_name: str = "") -> type:
     """A Function ``y = f(x; options)`` with ``dy/dx = derivative(m, x; options)``.
 
     Both formulas are written once against a namespace ``m`` (:mod:`.formula`): the
-    forward and a plain backward run them on arrays; a backward under
-    ``create_graph=True`` runs the derivative on tensors, so it can be differentiated again."""
+    forward and a plain backward run them on arrays.  Under ``create_graph=True`` the
+    backward must be differentiable.  By default it is ``grad * derivative`` on tensors
+    (a ``MulBackward0`` node).  Where PyTorch has a node of its own for the backward
+    (``LeakyReluBackwardBackward0`` ...), ``double_name`` names it and ``second`` gives
+    ``d²y/dx²`` (``None``: zero, the function is piecewise linear): see :func:`_backward_op`."""
+    double = _backward_op(double_name, derivative, second) if double_name else None
+
     def fwd(ctx, x: Tensor, inplace: bool = False, **options: Any) -> Tensor:
         m = array_math(x._backend.xp)
         with np.errstate(all="ignore"):
@@ -67,6 +73,8 @@ def _activation(backward_name: str, forward: Callable[..., Any], derivative: Cal
     def bwd(ctx, grad: Tensor) -> Tensor:
         if differentiable_backward():
             (x,) = ctx.saved_tensors
+            if double is not None:
+                return double.apply(grad, x, **ctx.options)
             return grad * derivative(TensorMath(x), x, **ctx.options)
         m = array_math(grad._backend.xp)
         with np.errstate(all="ignore"):
@@ -79,15 +87,61 @@ def _activation(backward_name: str, forward: Callable[..., Any], derivative: Cal
                  "__module__": __name__})
 
 
+def _backward_op(name: str, derivative: Callable[..., Any], second: Any) -> type:
+    """The backward ``(grad, x) ↦ grad · f'(x)`` as an operation of its own, named as PyTorch
+    names it, so that a gradient taken with ``create_graph=True`` shows PyTorch's node.
+
+    Its own derivatives: with respect to ``grad`` it is linear -- the same operation on the
+    incoming ``h`` (so third derivatives work too); with respect to ``x`` it is
+    ``h · grad · f''(x)``, or zero for a piecewise-linear ``f`` (``second is None``)."""
+    def fwd(ctx, grad: Tensor, x: Tensor, **options: Any) -> Tensor:
+        ctx.options = options
+        ctx.save_for_backward(grad, x)
+        with np.errstate(all="ignore"):
+            d = derivative(array_math(x._backend.xp), x._data, **options)
+        return new_result((grad._data * d).astype(grad._data.dtype, copy=False), grad)
+
+    def bwd(ctx, h: Tensor) -> tuple:
+        grad, x = ctx.saved_tensors
+        d_grad = op.apply(h, x, **ctx.options) if ctx.needs_input_grad[0] else None
+        if not ctx.needs_input_grad[1]:
+            return d_grad, None
+        if second is None:  # f' is piecewise constant: no gradient reaches x
+            return d_grad, Tensor._zeros(tuple(x.shape), x._dtype, x._device)
+        if differentiable_backward():
+            return d_grad, h * grad * second(TensorMath(x), x, **ctx.options)
+        with np.errstate(all="ignore"):
+            d2 = second(array_math(x._backend.xp), x._data, **ctx.options)
+        return d_grad, new_result((h._data * grad._data * d2).astype(x._data.dtype, copy=False), x)
+
+    op = type(name.replace("Backward0", ""), (Function,),
+              {"_backward_name": name, "forward": staticmethod(fwd), "backward": staticmethod(bwd),
+               "__module__": __name__})
+    return op
+
+
+def _sigmoid_slope(m: Any, a: Any) -> Any:
+    """σ'(a) = σ(a)·(1 - σ(a))."""
+    s = _sigmoid(m, a)
+    return s * (1 - s)
+
+
 LeakyRelu = _activation("LeakyReluBackward0",
                         lambda m, a, slope: m.where(a > 0, a, a * slope),
-                        lambda m, a, slope: m.where(a > 0, 1.0, slope))
+                        lambda m, a, slope: m.where(a > 0, 1.0, slope),
+                        None, "LeakyReluBackwardBackward0")
 Elu = _activation("EluBackward0",
                   lambda m, a, alpha, scale, input_scale: m.where(a > 0, a * scale,
                                                                   m.expm1(a * input_scale) * (alpha * scale)),
                   lambda m, a, alpha, scale, input_scale: m.where(
-                      a > 0, scale, m.exp(a * input_scale) * (alpha * scale * input_scale)))
-Celu = _activation("CeluBackward0", Elu.forward_fn, Elu.derivative_fn)
+                      a > 0, scale, m.exp(a * input_scale) * (alpha * scale * input_scale)),
+                  lambda m, a, alpha, scale, input_scale: m.where(
+                      a > 0, 0.0, m.exp(a * input_scale) * (alpha * scale * input_scale * input_scale)),
+                  "EluBackwardBackward0")
+Celu = _activation("CeluBackward0", Elu.forward_fn, Elu.derivative_fn,
+                   lambda m, a, alpha, scale, input_scale: m.where(
+                       a > 0, 0.0, m.exp(a * input_scale) * (alpha * scale * input_scale * input_scale)),
+                   "EluBackwardBackward0")  # (PyTorch's celu is an elu: its double backward says so)
 Silu = _activation("SiluBackward0",
                    lambda m, a: a * _sigmoid(m, a),
                    lambda m, a: _sigmoid(m, a) * (1 + a * (1 - _sigmoid(m, a))))
@@ -97,29 +151,40 @@ Mish = _activation("MishBackward0",
                    + a * _sigmoid(m, a) * (1 - m.tanh(_softplus(m, a, 1.0, 20.0)) ** 2))
 Softplus = _activation("SoftplusBackward0",
                        lambda m, a, beta, threshold: _softplus(m, a, beta, threshold),
-                       lambda m, a, beta, threshold: m.where(a * beta > threshold, 1.0, _sigmoid(m, a * beta)))
+                       lambda m, a, beta, threshold: m.where(a * beta > threshold, 1.0, _sigmoid(m, a * beta)),
+                       lambda m, a, beta, threshold: m.where(a * beta > threshold, 0.0,
+                                                             _sigmoid_slope(m, a * beta) * beta),
+                       "SoftplusBackwardBackward0")
 Hardtanh = _activation("HardtanhBackward0",
                        lambda m, a, lo, hi: m.clip(a, lo, hi),
-                       lambda m, a, lo, hi: m.mask((a > lo) & (a < hi), a))
+                       lambda m, a, lo, hi: m.mask((a > lo) & (a < hi), a),
+                       None, "HardtanhBackwardBackward0")
 LogSigmoid = _activation("LogSigmoidBackward0",
                          lambda m, a: m.minimum(a, 0) - m.log1p(m.exp(-m.abs(a))),
-                         lambda m, a: 1 - _sigmoid(m, a))
+                         lambda m, a: 1 - _sigmoid(m, a),
+                         lambda m, a: -_sigmoid_slope(m, a),
+                         "LogSigmoidBackwardBackward0")
 Hardsigmoid = _activation("HardsigmoidBackward0",
                           lambda m, a: m.clip(a / 6 + 0.5, 0, 1),
                           lambda m, a: m.mask((a > -3) & (a < 3), a) / 6)
 Hardswish = _activation("HardswishBackward0",
                         lambda m, a: a * m.clip(a + 3, 0, 6) / 6,
-                        lambda m, a: m.where(a <= -3, 0.0, m.where(a < 3, a / 3 + 0.5, 1.0)))
+                        lambda m, a: m.where(a <= -3, 0.0, m.where(a < 3, a / 3 + 0.5, 1.0)),
+                        lambda m, a: m.mask((a > -3) & (a < 3), a) / 3,
+                        "HardswishBackwardBackward0")
 Threshold = _activation("ThresholdBackward0",
                         lambda m, a, threshold, value: m.where(a > threshold, a, value),
-                        lambda m, a, threshold, value: m.mask(a > threshold, a))
+                        lambda m, a, threshold, value: m.mask(a > threshold, a),
+                        None, "ThresholdBackwardBackward0")
 
 Hardshrink = _activation("HardshrinkBackward0",
                          lambda m, a, lambd: m.where(_inside(a, lambd), 0.0, a),
-                         lambda m, a, lambd: m.mask(~_inside(a, lambd), a))
+                         lambda m, a, lambd: m.mask(~_inside(a, lambd), a),
+                         None, "HardshrinkBackwardBackward0")
 Softshrink = _activation("SoftshrinkBackward0",
                          lambda m, a, lambd: m.where(a > lambd, a - lambd, m.where(a < -lambd, a + lambd, 0.0)),
-                         lambda m, a, lambd: m.mask(~_inside(a, lambd), a))
+                         lambda m, a, lambd: m.mask(~_inside(a, lambd), a),
+                         None, "SoftshrinkBackwardBackward0")
 
 
 def _inside(a: Any, lambd: float) -> Any:

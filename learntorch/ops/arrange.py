@@ -27,6 +27,7 @@ from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
 from .autocast import float32_precision
 from .common import infer_size, new_result, numpy_aliases
+from .formula import differentiable_backward
 from .shape import cat, movedim, stack
 from .indexing import index_select
 from .special import erf_array
@@ -246,27 +247,92 @@ def meshgrid(*tensors: Any, indexing: Optional[str] = None) -> tuple:
 
 
 class Cumprod(Function):
-    """Running product; backward ``Σ_{j≥i} g_j · y_j / x_i``, computed without dividing (zeros are fine)."""
+    """Running product ``y_j = x_0 · x_1 ⋯ x_j`` along ``dim``.
+
+    Its derivative is ``∂y_j/∂x_i = Π_{k≤j, k≠i} x_k`` for ``j ≥ i``, so the gradient is
+    ``dx_i = Σ_{j≥i} g_j · Π_{k≤j, k≠i} x_k``.  Without zeros that product is ``y_j / x_i``
+    and the whole gradient is one reversed cumulative sum, divided by ``x``.  A zero makes
+    the division 0/0, so inputs with zeros take a slower road (see :func:`_cumprod_backward`).
+    The backward is built from tensor operations under ``create_graph=True``, so that
+    cumprod can be differentiated twice (``gradgradcheck``), as in PyTorch."""
 
     _backward_name = "CumprodBackward0"
 
     @staticmethod
     def forward(ctx, x: Tensor, dim: int = 0) -> Tensor:
-        ctx.dim, ctx.x = dim, x._data
-        return new_result(np.cumprod(x._data, axis=dim), x)
+        out = new_result(np.cumprod(x._data, axis=dim), x)
+        ctx.dim = dim
+        ctx.save_for_backward(x, out)
+        return out
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> Tensor:
-        x = np.moveaxis(np.asarray(ctx.x), ctx.dim, -1)
-        g = np.moveaxis(np.asarray(grad._data), ctx.dim, -1)
-        n = x.shape[-1]
-        out = np.zeros_like(g)
-        for i in range(n):  # d y_j / d x_i = prod_{k<=j, k!=i} x_k for j >= i
-            others = x.copy()
-            others[..., i] = 1
-            prods = np.cumprod(others, axis=-1)
-            out[..., i] = (g[..., i:] * prods[..., i:]).sum(-1)
-        return new_result(np.ascontiguousarray(np.moveaxis(out, -1, ctx.dim)), grad)
+        x, y = ctx.saved_tensors
+        return _cumprod_backward(grad, x, y, ctx.dim)
+
+
+def _cumprod_backward(grad: Tensor, x: Tensor, y: Tensor, dim: int) -> Tensor:
+    """The gradient of ``y = cumprod(x, dim)``, given the incoming ``grad``.
+
+    Three roads, all giving the same numbers up to rounding:
+
+    * no zero in ``x``: ``reversed_cumsum(g·y) / x`` -- O(n), as tensors or arrays;
+    * zeros, plain backward: :func:`_cumprod_backward_with_zeros` on the arrays -- O(n);
+    * zeros under ``create_graph``: one cumprod per position ``i`` of ``x`` with ``x_i``
+      replaced by 1 -- O(n²), but every step is a differentiable operation, so the result's
+      own derivative is right too (the O(n) trick is not differentiable where x is 0)."""
+    if x.dim() == 0 or x.shape[dim] <= 1:  # y = x: the gradient passes through
+        return grad
+    has_zero = bool((x._data == 0).any())
+    if differentiable_backward():
+        if not has_zero:
+            return (grad * y).flip(dim).cumsum(dim).flip(dim) / x
+        return _cumprod_backward_one_position_at_a_time(grad, x, dim)
+    g, a, out = grad._data, x._data, y._data
+    if not has_zero:
+        with np.errstate(all="ignore"):
+            reversed_cumsum = np.flip(np.cumsum(np.flip(g * out, dim), axis=dim), dim)
+            return new_result(np.ascontiguousarray(reversed_cumsum / a), grad)
+    return new_result(_cumprod_backward_with_zeros(np.asarray(g), np.asarray(a), dim), grad)
+
+
+def _cumprod_backward_with_zeros(g: np.ndarray, x: np.ndarray, dim: int) -> np.ndarray:
+    """The O(n) gradient for an input with zeros, on arrays.
+
+    Along the dimension, let ``z`` be the first zero.  Before it (``i < z``) no product
+    involved contains a zero at ``i``, so ``reversed_cumsum(g·y)/x`` is right, restricted to
+    ``j < z`` (every ``y_j`` from ``z`` on is 0).  At ``i = z``: ``dx_z = Σ_{j≥z} g_j · P_j``
+    with ``P_j`` the product of ``x_0..x_j`` skipping ``x_z`` -- zero from the second zero on.
+    After ``z`` every product still contains ``x_z = 0``: the gradient is 0."""
+    x = np.moveaxis(x, dim, -1)
+    g = np.moveaxis(g, dim, -1)
+    zeros_so_far = np.cumsum(x == 0, axis=-1)
+    before_first_zero = zeros_so_far == 0
+    first_zero = (x == 0) & (zeros_so_far == 1)
+    # i < z: x_i ≠ 0 there, so dividing is safe; the terms j ≥ z are 0 (y_j = 0) and masked out
+    x_before = np.where(before_first_zero, x, 1)
+    w = np.where(before_first_zero, g * np.cumprod(x_before, axis=-1), 0)
+    before = np.flip(np.cumsum(np.flip(w, -1), axis=-1), -1) / x_before
+    # i = z: the products with x_z replaced by 1, up to (not including) the second zero
+    skipping_z = np.where(first_zero, 1, x)
+    at_z = (g * np.cumprod(skipping_z, axis=-1) * (zeros_so_far == 1)).sum(-1, keepdims=True)
+    out = np.where(before_first_zero, before, np.where(first_zero, at_z, 0)).astype(g.dtype, copy=False)
+    return np.ascontiguousarray(np.moveaxis(out, -1, dim))
+
+
+def _cumprod_backward_one_position_at_a_time(grad: Tensor, x: Tensor, dim: int) -> Tensor:
+    """``dx_i = Σ_{j≥i} g_j · cumprod(x with x_i := 1)_j``, one ``i`` at a time, with tensor
+    operations only (for ``create_graph=True``).  Each ``dx_i`` is copied into its slice of a
+    zero tensor, so the result's node is ``CopySlices``, as in PyTorch."""
+    n = x.shape[dim]
+    positions = np.arange(n).reshape([n if d == dim else 1 for d in range(x.dim())])
+    out = grad.new_zeros(tuple(np.broadcast_shapes(tuple(grad.shape), tuple(x.shape))))
+    for i in range(n):
+        is_i = _const(x, positions == i)
+        products = x.masked_fill(is_i, 1).cumprod(dim)  # Π_{k≤j, k≠i} x_k for every j ≥ i
+        dx_i = (grad.narrow(dim, i, n - i) * products.narrow(dim, i, n - i)).sum(dim)
+        out.select(dim, i).copy_(dx_i)
+    return out
 
 
 @numpy_aliases

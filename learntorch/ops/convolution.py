@@ -1,4 +1,4 @@
-"""Convolution: the maths behind ``nn.Conv1d``, ``nn.Conv2d`` and the transposed convolutions.
+"""Convolution: the maths behind ``nn.Conv1d``/``2d``/``3d`` and the transposed convolutions.
 
 A convolution slides a small ``(out, in, kh, kw)`` filter bank over an image
 ``(N, C, H, W)``.  Written as loops it is slow; written as one matrix product it
@@ -10,6 +10,12 @@ is the ``Linear`` layer again:
    ``kh·kw`` slices, so the Python loop is short and the work happens in NumPy/CuPy.
 2. **product** — ``out[n, o, y, x] = Σ_{c,i,j} cols[n, c, i, j, y, x] · w[o, c, i, j]``,
    one ``tensordot``.
+
+Nothing here is special to two dimensions: a volume ``(N, C, D, H, W)`` with a
+``(out, in, kd, kh, kw)`` kernel has offsets ``(i, j, l)`` and ``cols`` of shape
+``(N, C, kd, kh, kw, D_out, H_out, W_out)``, so the helpers below take any number of
+spatial dimensions (``conv3d``).  A 1-D signal is still computed as a one-pixel-high
+image (see ``_image``), so that conv1d shares conv2d's tested path.
 
 The backward follows from the product rule of a matrix product, as for ``Linear``:
 ``grad_w = Σ_{n,y,x} grad · cols`` and ``grad_cols = grad · w``, whose slices are
@@ -28,6 +34,7 @@ linear map is the other one), so a convolution can be differentiated twice.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from typing import Any, Optional, Sequence, Union
 
@@ -38,7 +45,7 @@ from .common import c_type_name, check_same_device, new_result
 from .formula import differentiable_backward
 from ..tensor import Tensor
 
-__all__ = ["conv2d", "pair", "ConvolutionTranspose"]
+__all__ = ["conv2d", "pair", "ntuple", "Convolution", "ConvolutionTranspose"]
 
 IntOrPair = Union[int, Sequence[int]]
 
@@ -52,6 +59,16 @@ def pair(value: IntOrPair) -> tuple[int, int]:
     return int(value), int(value)
 
 
+def ntuple(value: IntOrPair, n: int) -> tuple:
+    """``3`` → ``(3,) * n``; a sequence of ``n`` ints stays (as a tuple): ``kernel_size=3`` of a
+    ``Conv3d`` is ``(3, 3, 3)``."""
+    if isinstance(value, (tuple, list)):
+        if len(value) != n:
+            raise ValueError(f"expected an int or a sequence of {n} ints, got {value}")
+        return tuple(int(v) for v in value)
+    return (int(value),) * n
+
+
 def _out_size(size: int, k: int, stride: int, pad: int, dil: int, ceil_mode: bool = False) -> int:
     span = size + 2 * pad - dil * (k - 1) - 1
     if not ceil_mode:
@@ -62,48 +79,65 @@ def _out_size(size: int, k: int, stride: int, pad: int, dil: int, ceil_mode: boo
     return out
 
 
-def _windows(xp: Any, xpad: Any, kernel: tuple, stride: tuple, dil: tuple, out_hw: tuple) -> Any:
-    """im2col: ``(N, C, kh, kw, H_out, W_out)``, the input each kernel offset sees."""
-    (kh, kw), (sh, sw), (dh, dw), (ho, wo) = kernel, stride, dil, out_hw
-    rows = []
-    for i in range(kh):
-        row = [xpad[:, :, i * dh: i * dh + sh * (ho - 1) + 1: sh, j * dw: j * dw + sw * (wo - 1) + 1: sw]
-               for j in range(kw)]
-        rows.append(xp.stack(row, axis=2))
-    return xp.stack(rows, axis=2)
+_ALL = (slice(None), slice(None))  # every batch element and channel
+
+
+def _window_indices(kernel: tuple, stride: tuple, dil: tuple, out_size: tuple) -> list:
+    """For every kernel offset ``(i, j)`` (``(i, j, l)`` in 3-D; in the order of ``weight``'s last
+    dimensions), the index of the (padded) input that this offset sees at every output position:
+    per spatial dimension, every ``stride``-th element from ``offset·dilation``, ``out`` of them.
+
+    The slices of each dimension are made once and combined with ``itertools.product``:
+    this runs at every convolution, and for small inputs its Python cost is what one measures."""
+    per_dim = [[slice(o * d, o * d + s * (n - 1) + 1, s) for o in range(k)]
+               for k, d, s, n in zip(kernel, dil, stride, out_size)]
+    return [_ALL + index for index in itertools.product(*per_dim)]
+
+
+def _windows(xp: Any, xpad: Any, kernel: tuple, stride: tuple, dil: tuple, out_size: tuple) -> Any:
+    """im2col: ``(N, C, *kernel, *out_size)``, the input each kernel offset sees.
+
+    One strided slice per kernel offset (``kh·kw`` of them in 2-D, ``kd·kh·kw`` in 3-D), stacked
+    once and reshaped: the loop is over the few kernel offsets, the work over the big slices."""
+    slices = [xpad[index] for index in _window_indices(kernel, stride, dil, out_size)]
+    return xp.stack(slices, axis=2).reshape(tuple(xpad.shape[:2]) + tuple(kernel) + tuple(out_size))
 
 
 def _add_windows(xp: Any, cols: Any, padded_shape: tuple, kernel: tuple, stride: tuple, dil: tuple) -> Any:
     """col2im: the adjoint of :func:`_windows`; overlapping windows add up."""
-    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dil
-    ho, wo = cols.shape[-2:]
+    offsets = itertools.product(*map(range, kernel))  # (in _window_indices' order)
     out = xp.zeros(padded_shape, dtype=cols.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            rows = slice(i * dh, i * dh + sh * (ho - 1) + 1, sh)
-            out[:, :, rows, j * dw: j * dw + sw * (wo - 1) + 1: sw] += cols[:, :, i, j]
+    for offset, index in zip(offsets, _window_indices(kernel, stride, dil, cols.shape[2 + len(kernel):])):
+        out[index] += cols[_ALL + offset]
     return out
 
 
-def _pad(xp: Any, x: Any, pad: tuple, value: float = 0.0, extra: tuple = (0, 0)) -> Any:
-    (ph, pw), (eh, ew) = pad, extra
-    if ph == pw == eh == ew == 0:
+def _pad(xp: Any, x: Any, pad: tuple, value: float = 0.0) -> Any:
+    """``x`` with ``pad[d]`` zeros (or ``value``) on both sides of spatial dimension ``d``."""
+    if not any(pad):
         return x
-    return xp.pad(x, ((0, 0), (0, 0), (ph, ph + eh), (pw, pw + ew)), constant_values=value)
+    return xp.pad(x, ((0, 0), (0, 0)) + tuple((p, p) for p in pad), constant_values=value)
+
+
+def _spatial_axes(n: int, first: int) -> list:
+    """The ``n`` axes from ``first`` on: where the spatial (or kernel) dimensions of an array sit."""
+    return list(range(first, first + n))
 
 
 def _conv_arrays(xp: Any, x: Any, w: Any, stride: tuple, padding: tuple, dilation: tuple, groups: int) -> tuple:
-    """The convolution on arrays: ``(out (N, out, H_out, W_out), cols, padded input shape)``."""
+    """The convolution on arrays: ``(out (N, out, *out_size), cols, padded input shape)``."""
     kernel = tuple(w.shape[2:])
-    out_hw = tuple(_out_size(s, k, st, p, d) for s, k, st, p, d in zip(x.shape[2:], kernel, stride, padding,
-                                                                       dilation))
+    n = len(kernel)
+    out_size = tuple(_out_size(s, k, st, p, d) for s, k, st, p, d in zip(x.shape[2:], kernel, stride, padding,
+                                                                         dilation))
     xpad = _pad(xp, x, padding)
-    cols = _windows(xp, xpad, kernel, stride, dilation, out_hw)
+    cols = _windows(xp, xpad, kernel, stride, dilation, out_size)
     c_in, c_out = x.shape[1] // groups, w.shape[0] // groups
-    outs = [xp.tensordot(cols[:, g * c_in:(g + 1) * c_in], w[g * c_out:(g + 1) * c_out],
-                         axes=([1, 2, 3], [1, 2, 3])) for g in range(groups)]
-    out = xp.concatenate(outs, axis=-1) if groups > 1 else outs[0]  # (N, H_out, W_out, out)
-    return xp.ascontiguousarray(xp.transpose(out, (0, 3, 1, 2))), cols, xpad.shape
+    summed = _spatial_axes(n + 1, 1)  # the channel and the kernel offsets, in both arrays
+    outs = [xp.tensordot(cols[:, g * c_in:(g + 1) * c_in], w[g * c_out:(g + 1) * c_out], axes=(summed, summed))
+            for g in range(groups)]
+    out = xp.concatenate(outs, axis=-1) if groups > 1 else outs[0]  # (N, *out_size, out)
+    return xp.ascontiguousarray(xp.transpose(out, [0, n + 1] + _spatial_axes(n, 1))), cols, xpad.shape
 
 
 def _grad_input_arrays(xp: Any, g: Any, w: Any, x_shape: tuple, stride: tuple, padding: tuple, dilation: tuple,
@@ -111,21 +145,25 @@ def _grad_input_arrays(xp: Any, g: Any, w: Any, x_shape: tuple, stride: tuple, p
     """∂L/∂x from ∂L/∂out: each output's gradient times the filter, added back onto the
     input positions its window read (col2im) -- a transposed convolution."""
     kernel = tuple(w.shape[2:])
+    n = len(kernel)
     c_out = w.shape[0] // groups
     parts = [xp.tensordot(g[:, k * c_out:(k + 1) * c_out], w[k * c_out:(k + 1) * c_out], axes=([1], [0]))
-             for k in range(groups)]  # each (N, H_out, W_out, c_in, kh, kw)
-    gcols = xp.transpose(xp.concatenate(parts, axis=3) if groups > 1 else parts[0], (0, 3, 4, 5, 1, 2))
-    (ph, pw), (h, wd) = padding, x_shape[2:]
-    padded_shape = tuple(x_shape[:2]) + (h + 2 * ph, wd + 2 * pw)
+             for k in range(groups)]  # each (N, *out_size, c_in, *kernel)
+    gcols = xp.concatenate(parts, axis=n + 1) if groups > 1 else parts[0]
+    gcols = xp.transpose(gcols, [0] + _spatial_axes(n + 1, n + 1) + _spatial_axes(n, 1))  # (N, C, *kernel, *out)
+    spatial = x_shape[2:]
+    padded_shape = tuple(x_shape[:2]) + tuple([s + 2 * p for s, p in zip(spatial, padding)])
     full = _add_windows(xp, gcols, padded_shape, kernel, stride, dilation)
-    return xp.ascontiguousarray(full[:, :, ph:ph + h, pw:pw + wd])
+    return xp.ascontiguousarray(full[_ALL + tuple([slice(p, p + s) for p, s in zip(padding, spatial)])])
 
 
 def _grad_weight_arrays(xp: Any, g: Any, cols: Any, groups: int) -> Any:
     """∂L/∂w from ∂L/∂out and the input's windows: Σ over batch and positions of grad · window."""
+    n = g.ndim - 2
     c_in, c_out = cols.shape[1] // groups, g.shape[1] // groups
-    parts = [xp.tensordot(g[:, k * c_out:(k + 1) * c_out], cols[:, k * c_in:(k + 1) * c_in],
-                          axes=([0, 2, 3], [0, 4, 5])) for k in range(groups)]
+    axes = ([0] + _spatial_axes(n, 2), [0] + _spatial_axes(n, n + 2))  # batch and output positions
+    parts = [xp.tensordot(g[:, k * c_out:(k + 1) * c_out], cols[:, k * c_in:(k + 1) * c_in], axes=axes)
+             for k in range(groups)]
     return xp.concatenate(parts, axis=0) if groups > 1 else parts[0]
 
 
@@ -152,6 +190,16 @@ def _signal(a: Any, ndim: int) -> Any:
     return a[:, :, 0, :] if ndim == 3 else a
 
 
+def _bias_shape(out: Any) -> tuple:
+    """``(1, C, 1, ...)``: the bias broadcast over the batch and every spatial position of ``out``."""
+    return (1, -1) + (1,) * (out.ndim - 2)
+
+
+def _leading(a: Any, size: tuple) -> Any:
+    """The first ``size[d]`` positions of each spatial dimension ``d`` of the array ``a``."""
+    return a[(Ellipsis,) + tuple(slice(0, s) for s in size)]
+
+
 def _batch_and_space(t: Tensor) -> tuple:
     """The dimensions a bias gradient sums over: all but the channels."""
     return (0,) + tuple(range(2, t.dim()))
@@ -173,7 +221,7 @@ class Convolution(Function):
         image = _image(x._data)
         out, cols, _ = _conv_arrays(xp, image, _image(weight._data), stride, padding, dilation, groups)
         if bias is not None:
-            out = out + bias._data.reshape(1, -1, 1, 1)
+            out = out + bias._data.reshape(_bias_shape(out))
         ctx.cols, ctx.weight, ctx.x_shape = cols, weight, image.shape
         ctx.save_for_backward(x, weight)
         ctx.args = (stride, padding, dilation, groups)
@@ -201,7 +249,7 @@ class Convolution(Function):
         if needs[1]:
             gw = new_result(xp.ascontiguousarray(_signal(_grad_weight_arrays(xp, g, ctx.cols, groups), ndim)), grad)
         if len(needs) > 2 and needs[2]:
-            gb = new_result(g.sum(axis=(0, 2, 3)), grad)
+            gb = new_result(g.sum(axis=(0,) + tuple(range(2, g.ndim))), grad)
         return gx, gw, gb
 
 
@@ -275,9 +323,9 @@ class ConvolutionOfGradient(Convolution):
         out = Convolution.forward(ctx, x, weight, bias, stride, padding, dilation, groups)
         if size is None or tuple(out.shape[2:]) == tuple(size):
             return out
-        rows, width = _image_shape((0, 0) + tuple(size))[2:]
-        ctx.cols = ctx.cols[..., :rows, :width]
-        kept = _signal(_image(out._data)[:, :, :rows, :width], x.ndim)
+        kept_size = _image_shape((0, 0) + tuple(size))[2:]
+        ctx.cols = _leading(ctx.cols, kept_size)
+        kept = _signal(_leading(_image(out._data), kept_size), x.ndim)
         return new_result(x._backend.xp.ascontiguousarray(kept), x)
 
 
@@ -304,7 +352,7 @@ class ConvolutionTranspose(Function):
         out = _grad_input_arrays(xp, _image(x._data), _image(weight._data), out_shape, stride, padding, dilation,
                                  groups)
         if bias is not None:
-            out = out + bias._data.reshape(1, -1, 1, 1)
+            out = out + bias._data.reshape(_bias_shape(out))
         ctx.save_for_backward(x, weight)
         ctx.args = (stride, padding, dilation, groups)
         return new_result(xp.ascontiguousarray(_signal(out, x.ndim)).astype(x._data.dtype, copy=False), x)
@@ -324,11 +372,11 @@ class ConvolutionTranspose(Function):
         else:
             xp = h._backend.xp
             out, cols, _ = _conv_arrays(xp, _image(h._data), _image(w._data), stride, padding, dilation, groups)
-            rows, width = _image_shape(tuple(x.shape))[2:]  # (an output_padding ≥ stride gives more outputs)
+            x_size = _image_shape(tuple(x.shape))[2:]  # (an output_padding ≥ stride gives more outputs)
             if needs[0]:
-                gx = new_result(xp.ascontiguousarray(_signal(out[:, :, :rows, :width], x.ndim)), h)
+                gx = new_result(xp.ascontiguousarray(_signal(_leading(out, x_size), x.ndim)), h)
             if needs[1]:
-                gw = _grad_weight_arrays(xp, _image(x._data), cols[..., :rows, :width], groups)
+                gw = _grad_weight_arrays(xp, _image(x._data), _leading(cols, x_size), groups)
                 gw = new_result(xp.ascontiguousarray(_signal(gw, w.ndim)), h)
         if len(needs) > 2 and needs[2]:
             gb = h.sum(_batch_and_space(h))

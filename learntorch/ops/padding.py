@@ -1,10 +1,14 @@
 """``F.pad``: pad (or crop) the last dimensions of a tensor.
 
-``mode='constant'`` is made of differentiable pieces (``narrow`` to crop, ``cat`` with
-filled blocks to pad), so its gradient is theirs: the padding's gradient is dropped
-and the input's region passes through.  ``'circular'`` is made the same way: the
-wrapped-around blocks are slices of the input itself, so their gradients flow back
-to where they were copied from.
+``mode='constant'`` is one operation, :class:`ConstantPadNd` (PyTorch's node name).  Its
+backward is the same operation with the amounts negated: what was added is cropped away
+(its gradient is dropped), what was cropped comes back as zeros.  Being an operation of its
+own, that backward can be differentiated again, and again it is a constant pad.
+
+``'circular'`` is built as PyTorch builds it: an empty result, the input copied into its
+middle, then each wrapped-around block copied from the result's own opposite edge.  Those
+are in-place writes into slices, so the result's node is ``CopySlices`` and the gradients
+flow back to the cells that were copied.
 
 ``'reflect'`` and ``'replicate'`` read every padded cell from one input cell: they
 are index maps (``ops/resampling.py``), whose backward adds each gradient back onto
@@ -12,11 +16,13 @@ the cell that was read.
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
+from ..autograd.function import Function
 from ..tensor import Tensor
+from .common import new_result
+from .formula import differentiable_backward
 from .resampling import reflect_map, replicate_map, resample
-from .shape import cat
 
 __all__ = ["pad"]
 
@@ -32,22 +38,54 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: Option
                            f"padding length {len(pad)} and input of dimension {input.dim()}")
     if mode != "constant":
         return _pad_non_constant(input, [int(p) for p in pad], mode, value)
-    out = input
-    for i in range(len(pad) // 2):
+    amounts = [int(p) for p in pad]
+    for i in range(len(amounts) // 2):
         d = input.dim() - 1 - i
-        before, after = int(pad[2 * i]), int(pad[2 * i + 1])
-        if before < 0:
-            out = out.narrow(d, -before, out.size(d) + before)
-        if after < 0:
-            out = out.narrow(d, 0, out.size(d) + after)
-        parts = []
-        for n in (max(before, 0), max(after, 0)):
-            shape = list(out.shape)
-            shape[d] = n
-            parts.append(out.new_full(shape, 0.0 if value is None else value))
-        if before > 0 or after > 0:
-            out = cat([parts[0], out, parts[1]], d)
+        if input.shape[d] + min(amounts[2 * i], 0) + min(amounts[2 * i + 1], 0) < 0:
+            raise RuntimeError("narrow(): length must be non-negative.")  # cropped more than there is
+    return ConstantPadNd.apply(input, pad=tuple(amounts), value=0.0 if value is None else value)
+
+
+def _constant_pad_arrays(data: Any, xp: Any, pad: tuple, value: Any) -> Any:
+    """``data`` with its last ``len(pad) // 2`` dimensions padded with ``value`` (or, for
+    negative amounts, cropped): a filled array with the kept part of ``data`` copied into it."""
+    shape = list(data.shape)
+    source = [slice(None)] * data.ndim
+    target = [slice(None)] * data.ndim
+    for i in range(len(pad) // 2):
+        d = data.ndim - 1 - i
+        before, after = pad[2 * i], pad[2 * i + 1]
+        size = shape[d]
+        shape[d] = size + before + after
+        kept = size + min(before, 0) + min(after, 0)  # cells of the input that stay
+        source[d] = slice(max(-before, 0), max(-before, 0) + kept)
+        target[d] = slice(max(before, 0), max(before, 0) + kept)
+    out = xp.full(tuple(shape), value, dtype=data.dtype)
+    out[tuple(target)] = data[tuple(source)]
     return out
+
+
+class ConstantPadNd(Function):
+    """Pad with a constant (``F.pad(x, pad, value=v)``, ``nn.ZeroPad2d``, ``nn.ConstantPad*d``).
+
+    The gradient of a constant pad is a constant pad of the gradient with the amounts
+    negated (and the value 0): the padding's cells did not come from the input, and a
+    cropped cell did not reach the output.  That map is linear, so its own derivative is
+    itself again: the double backward is one more ``ConstantPadNd``, as in PyTorch."""
+
+    _backward_name = "ConstantPadNdBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, pad: tuple = (), value: Any = 0.0) -> Tensor:
+        ctx.pad = pad
+        return new_result(_constant_pad_arrays(x._data, x._backend.xp, pad, value), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> Tensor:
+        undo = tuple(-p for p in ctx.pad)
+        if differentiable_backward():  # create_graph: record the pad, so it can be differentiated again
+            return ConstantPadNd.apply(grad, pad=undo, value=0.0)
+        return new_result(_constant_pad_arrays(grad._data, grad._backend.xp, undo, 0.0), grad)
 
 
 _NON_CONSTANT_HELP = ("Supported combinations for non-constant padding:\n"
@@ -91,20 +129,27 @@ def _pad_non_constant(input: Tensor, pad: list, mode: str, value: Optional[float
 
 
 def _pad_circular(input: Tensor, sizes: list, amounts: list) -> Tensor:
-    """Wrap around: the left padding is the (cropped) input's last cells, the right padding its
-    first ones -- slices of the input, so gradients flow back to the cells that were copied."""
-    out = input
-    for i, (size, (before, after)) in enumerate(zip(sizes, amounts)):
+    """Wrap around: the left padding repeats the (cropped) input's last cells, the right padding
+    its first ones.  Built with copies into slices of an empty result (so its node is
+    ``CopySlices``, as in PyTorch): first the input into the middle, then, one dimension after
+    the other, each padding block from the result's own opposite edge -- so that the corners of
+    a 2-D padding wrap around in both directions."""
+    k = len(sizes)
+    first = input.dim() - k
+    for size, (before, after) in zip(sizes, amounts):
         if before > size or after > size:
             raise RuntimeError("Padding value causes wrapping around more than once.")
-        d = input.dim() - len(sizes) + i
-        if before < 0:
-            out = out.narrow(d, -before, out.size(d) + before)
-        if after < 0:
-            out = out.narrow(d, 0, out.size(d) + after)
-        n = out.size(d)
-        parts = ([out.narrow(d, n - before, before)] if before > 0 else []) + [out] + \
-                ([out.narrow(d, 0, after)] if after > 0 else [])
-        if len(parts) > 1:
-            out = cat(parts, d)
+    out_sizes = [size + before + after for size, (before, after) in zip(sizes, amounts)]
+    out = input.new_empty(tuple(input.shape[:first]) + tuple(out_sizes))
+    middle, inside = [slice(None)] * input.dim(), [slice(None)] * input.dim()
+    for i, (size, (before, after)) in enumerate(zip(sizes, amounts)):
+        inside[first + i] = slice(max(-before, 0), size - max(-after, 0))  # the input's kept cells
+        middle[first + i] = slice(max(before, 0), out_sizes[i] - max(after, 0))  # where they go
+    out[tuple(middle)] = input[tuple(inside)]
+    for i, (before, after) in enumerate(amounts):
+        d, n = first + i, out_sizes[i]
+        if before > 0:  # the left block repeats the last `before` cells of the middle
+            out.narrow(d, 0, before).copy_(out.narrow(d, n - max(after, 0) - before, before))
+        if after > 0:  # the right block repeats the first `after` cells of the middle
+            out.narrow(d, n - after, after).copy_(out.narrow(d, max(before, 0), after))
     return out

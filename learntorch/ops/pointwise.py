@@ -444,7 +444,8 @@ class _OnTensors:
 _ON_TENSORS = _OnTensors()
 
 
-def _unary(name: str, backward_name: str, forward_fn: Any, derivative: Any, save: str) -> type:
+def _unary(name: str, backward_name: str, forward_fn: Any, derivative: Any, save: str,
+           second: Any = None, double_name: str = "") -> type:
     """Build a Function for ``y = f(x)`` with ``dy/dx`` given by ``derivative(m, v)``.
 
     ``save`` says which of input and result the derivative needs ("input",
@@ -454,7 +455,11 @@ def _unary(name: str, backward_name: str, forward_fn: Any, derivative: Any, save
     The derivative is written once, with Python's operators and the few functions
     of ``m``: on the arrays (``m`` is the array library) when the backward records
     nothing, on tensors (``m`` is :data:`_ON_TENSORS`) under ``create_graph=True``.
+    Where PyTorch has a node of its own for that backward (``SigmoidBackwardBackward0``),
+    ``double_name`` names it and ``second`` is the derivative's own derivative (see
+    :func:`_backward_op`).
     """
+    double = _backward_op(double_name, derivative, second) if double_name else None
     quiet = name in ("Tanh", "Sigmoid", "Abs")  # (sigmoid_kernel silences its one overflow itself)
 
     def forward(ctx, x: Tensor) -> Tensor:
@@ -475,6 +480,8 @@ def _unary(name: str, backward_name: str, forward_fn: Any, derivative: Any, save
     def backward(ctx, grad: Tensor) -> Tensor:
         (saved,) = ctx.saved_tensors
         if grad_mode._state.enabled:  # create_graph: differentiable
+            if double is not None:
+                return double.apply(grad, saved)
             return grad * derivative(_ON_TENSORS, saved)
         if quiet:
             return new_result(grad._data * derivative(saved._backend.xp, saved._data), grad)
@@ -485,12 +492,37 @@ def _unary(name: str, backward_name: str, forward_fn: Any, derivative: Any, save
                                     "backward": staticmethod(backward), "__module__": __name__})
 
 
+def _backward_op(name: str, derivative: Any, second: Any) -> type:
+    """The backward ``(grad, v) ↦ grad · derivative(v)`` as an operation of its own (for
+    ``create_graph=True``), so that the gradient's node is PyTorch's (``TanhBackwardBackward0``).
+    It is linear in ``grad`` (its derivative there is itself again) and its derivative with
+    respect to the saved ``v`` is ``h · grad · second(v)``."""
+    def forward(ctx, grad: Tensor, saved: Tensor) -> Tensor:
+        ctx.save_for_backward(grad, saved)
+        return new_result(grad._data * derivative(saved._backend.xp, saved._data), grad)
+
+    def backward(ctx, h: Tensor) -> tuple:
+        grad, saved = ctx.saved_tensors
+        d_grad = op.apply(h, saved) if ctx.needs_input_grad[0] else None
+        if not ctx.needs_input_grad[1]:
+            return d_grad, None
+        if grad_mode._state.enabled:
+            return d_grad, h * grad * second(_ON_TENSORS, saved)
+        return d_grad, new_result(h._data * grad._data * second(saved._backend.xp, saved._data), saved)
+
+    op = type(name.replace("Backward0", ""), (Function,), {"_backward_name": name, "forward": staticmethod(forward),
+                                                            "backward": staticmethod(backward),
+                                                            "__module__": __name__})
+    return op
+
+
 Exp = _unary("Exp", "ExpBackward0", lambda xp, a: xp.exp(a), lambda m, y: y, "result")
 Log = _unary("Log", "LogBackward0", lambda xp, a: xp.log(a), lambda m, x: 1 / x, "input")
 Sqrt = _unary("Sqrt", "SqrtBackward0", lambda xp, a: xp.sqrt(a), lambda m, y: 0.5 / y, "result")
 Sin = _unary("Sin", "SinBackward0", lambda xp, a: xp.sin(a), lambda m, x: m.cos(x), "input")
 Cos = _unary("Cos", "CosBackward0", lambda xp, a: xp.cos(a), lambda m, x: -m.sin(x), "input")
-Tanh = _unary("Tanh", "TanhBackward0", lambda xp, a: xp.tanh(a), lambda m, y: 1 - y * y, "result")
+Tanh = _unary("Tanh", "TanhBackward0", lambda xp, a: xp.tanh(a), lambda m, y: 1 - y * y, "result",
+              lambda m, y: -2 * y, "TanhBackwardBackward0")  # d/dy (1 - y²)
 def sigmoid_kernel(xp: Any, a: Any) -> Any:
     """σ(a) = 1 / (1 + e⁻ᵃ), PyTorch's own formula, so also its numbers (bit for bit on most
     inputs).  For a < -88 (float32) e⁻ᵃ overflows to inf and 1 / (1 + inf) is the right 0,
@@ -502,7 +534,8 @@ def sigmoid_kernel(xp: Any, a: Any) -> Any:
     return 1 / e
 
 
-Sigmoid = _unary("Sigmoid", "SigmoidBackward0", sigmoid_kernel, lambda m, y: y * (1 - y), "result")
+Sigmoid = _unary("Sigmoid", "SigmoidBackward0", sigmoid_kernel, lambda m, y: y * (1 - y), "result",
+                 lambda m, y: 1 - 2 * y, "SigmoidBackwardBackward0")  # d/dy y(1 - y)
 Reciprocal = _unary("Reciprocal", "ReciprocalBackward0", lambda xp, a: 1 / a, lambda m, y: -y * y, "result")
 Rsqrt = _unary("Rsqrt", "RsqrtBackward0", lambda xp, a: 1 / xp.sqrt(a), lambda m, y: -0.5 * y * y * y, "result")
 Log1p = _unary("Log1p", "Log1PBackward0", lambda xp, a: xp.log1p(a), lambda m, x: 1 / (1 + x), "input")

@@ -176,7 +176,8 @@ class Resample(Function):
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
         if differentiable_backward():
-            return ResampleTranspose.apply(grad, ctx.maps, type(ctx)._forward_cls), None
+            forward_cls = type(ctx)._forward_cls
+            return _TRANSPOSES[forward_cls].apply(grad, ctx.maps, forward_cls), None
         return new_result(_transpose_arrays(grad._backend, grad._data, ctx.maps), grad), None
 
 
@@ -261,6 +262,14 @@ _OPS = {cls.__name__: cls for cls in (
     ReflectionPad1D, ReflectionPad2D, ReflectionPad3D, ReplicationPad1D, ReplicationPad2D, ReplicationPad3D,
     UpsampleNearest1D, UpsampleNearest2D, UpsampleNearest3D, UpsampleNearestExact1D, UpsampleNearestExact2D,
     UpsampleNearestExact3D, UpsampleLinear1D, UpsampleBilinear2D, UpsampleTrilinear3D)}
+
+
+# The backward of each, as an operation of its own (for create_graph=True), under PyTorch's name
+# for it: ReflectionPad2DBackward0's is ReflectionPad2DBackwardBackward0.
+_TRANSPOSES = {cls: type(cls.__name__ + "Transpose", (ResampleTranspose,),
+                         {"_backward_name": cls._backward_name.replace("Backward0", "BackwardBackward0"),
+                          "__module__": __name__})
+               for cls in _OPS.values()}
 
 
 def resample(input: Tensor, maps: Sequence[AxisMap], op: str) -> Tensor:

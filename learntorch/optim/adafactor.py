@@ -38,8 +38,8 @@ class Adafactor(Optimizer):
         _check(0.0 <= eps[1], f"epsilon2 should be >= 0 but is: {eps[1]}")
         _check(1.0 <= d, f"Clipping threshold d should be >= 1 but is: {d}")
         _check(0.0 <= weight_decay, f"weight_decay should be >= 0 but is: {weight_decay}")
-        defaults = dict(lr=lr, beta2_decay=beta2_decay, eps=eps, d=d, weight_decay=weight_decay, maximize=maximize,
-                        **_how_options(foreach=foreach))
+        defaults = dict(lr=lr, beta2_decay=beta2_decay, eps=eps, d=d, weight_decay=weight_decay,
+                        **_how_options(foreach=foreach), maximize=maximize)
         super().__init__(params, defaults)
 
     def _init_state(self, state: dict[str, Any], grad: Any) -> None:

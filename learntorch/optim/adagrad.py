@@ -30,8 +30,9 @@ class Adagrad(Optimizer):
                                                  f"{initial_accumulator_value}")
         _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-                        initial_accumulator_value=initial_accumulator_value, maximize=maximize,
-                        **_how_options(foreach=foreach, differentiable=differentiable, fused=fused))
+                        initial_accumulator_value=initial_accumulator_value,
+                        **_how_options(foreach=foreach), maximize=maximize,
+                        **_how_options(differentiable=differentiable, fused=fused))
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:

@@ -27,8 +27,9 @@ class Adamax(Optimizer):
         _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
         _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
         _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize,
-                        **_how_options(foreach=foreach, differentiable=differentiable, capturable=capturable))
+        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                        **_how_options(foreach=foreach), maximize=maximize,
+                        **_how_options(differentiable=differentiable, capturable=capturable))
         super().__init__(params, defaults)
 
     def _update(self, group: dict[str, Any]) -> None:

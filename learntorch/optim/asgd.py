@@ -28,8 +28,9 @@ class ASGD(Optimizer):
                  differentiable: bool = False, capturable: bool = False) -> None:
         _check(0.0 <= lr, f"Invalid learning rate: {lr}")
         _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
-        defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay, maximize=maximize,
-                        **_how_options(foreach=foreach, differentiable=differentiable, capturable=capturable))
+        defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
+                        **_how_options(foreach=foreach), maximize=maximize,
+                        **_how_options(differentiable=differentiable, capturable=capturable))
         super().__init__(params, defaults)
 
     def _update(self, group: dict[str, Any]) -> None:

@@ -80,7 +80,11 @@ class LRScheduler:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
                     raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming "
-                                   f"scheduler with last_epoch >= 0.")
+                                   f"scheduler with last_epoch >= 0.\n"
+                                   "This typically happens when:\n"
+                                   "1. You're trying to resume training from a checkpoint but haven't properly "
+                                   "loaded the optimizer state\n"
+                                   "2. You're using last_epoch >= 0 for a fresh training run (not recommended)")
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         _track_step_calls(optimizer)
@@ -251,14 +255,19 @@ class LambdaLR(LRScheduler):
         return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs)]
 
     def state_dict(self) -> dict[str, Any]:
-        """As PyTorch: functions are not saved (lambdas cannot be pickled)."""
+        """As PyTorch: functions are not saved (lambdas cannot be pickled); a callable
+        object's attributes (its ``__dict__``) are."""
         return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")} | \
-            {"lr_lambdas": [None] * len(self.lr_lambdas)}
+            {"lr_lambdas": [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+                            for fn in self.lr_lambdas]}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         state = dict(state_dict)
-        state.pop("lr_lambdas", None)
+        lr_lambdas = state.pop("lr_lambdas", None) or []
         self.__dict__.update(state)
+        for fn, saved in zip(self.lr_lambdas, lr_lambdas):
+            if saved is not None:
+                fn.__dict__.update(saved)
 
 
 class MultiplicativeLR(LambdaLR):

@@ -36,8 +36,9 @@ class RAdam(Optimizer):
         _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
         _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                        **_how_options(foreach=foreach, capturable=capturable),
                         decoupled_weight_decay=decoupled_weight_decay,
-                        **_how_options(foreach=foreach, capturable=capturable, differentiable=differentiable))
+                        **_how_options(differentiable=differentiable))
         super().__init__(params, defaults)
 
     def _update(self, group: dict[str, Any]) -> None:

@@ -29,8 +29,9 @@ class RMSprop(Optimizer):
         _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
         _check(0.0 <= alpha, f"Invalid alpha value: {alpha}")
         defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
-                        weight_decay=weight_decay, maximize=maximize,
-                        **_how_options(foreach=foreach, capturable=capturable, differentiable=differentiable))
+                        weight_decay=weight_decay,
+                        **_how_options(capturable=capturable, foreach=foreach), maximize=maximize,
+                        **_how_options(differentiable=differentiable))
         super().__init__(params, defaults)
 
     def _update(self, group: dict[str, Any]) -> None:

@@ -29,8 +29,9 @@ class Rprop(Optimizer):
                  foreach: Optional[bool] = None, maximize: bool = False, differentiable: bool = False) -> None:
         _check(0.0 <= lr, f"Invalid learning rate: {lr}")
         _check(0.0 < etas[0] < 1.0 < etas[1], f"Invalid eta values: {etas[0]}, {etas[1]}")
-        defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes, maximize=maximize,
-                        **_how_options(foreach=foreach, differentiable=differentiable, capturable=capturable))
+        defaults = dict(lr=lr, etas=etas, step_sizes=step_sizes,
+                        **_how_options(foreach=foreach), maximize=maximize,
+                        **_how_options(differentiable=differentiable, capturable=capturable))
         super().__init__(params, defaults)
 
     def _update(self, group: dict[str, Any]) -> None:

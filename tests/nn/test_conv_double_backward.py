@@ -3,7 +3,7 @@
 A gradient taken with ``create_graph=True`` must itself be differentiable (a WGAN-GP
 gradient penalty, a Hessian-vector product): its ``grad_fn`` is PyTorch's
 ``ConvolutionBackwardBackward0``, ``gradgradcheck`` passes in float64, and the
-second-order gradients equal PyTorch's.  (learntorch has no ``conv3d``.)
+second-order gradients equal PyTorch's.  (``conv3d``: ``test_conv3d_lazy.py``.)
 """
 from __future__ import annotations
 

@@ -216,20 +216,35 @@ def test_embedding_bag_1d_with_offsets(torch_oracle: Any, mode: str, extra: dict
     # with include_last_offset the last offset ends the last bag (PyTorch reads garbage if ids are left over)
     offsets = np.append(OFFSETS, IDS.size) if extra.get("include_last_offset") else OFFSETS
     grads_both(lambda T, w: T.nn.functional.embedding_bag(T.tensor(IDS), w, T.tensor(offsets), mode=mode, **extra),
-               torch_oracle, W, check_grad_fn=False)
+               torch_oracle, W, check_grad_fn=True)
 
 
 @pytest.mark.parametrize("mode", ["sum", "mean", "max"])
 def test_embedding_bag_2d(torch_oracle: Any, mode: str) -> None:
     grads_both(lambda T, w: T.nn.functional.embedding_bag(T.tensor(IDS.reshape(3, 3)), w, mode=mode), torch_oracle,
-               W, check_grad_fn=False)
+               W, check_grad_fn=True)
 
 
 def test_embedding_bag_per_sample_weights_and_freq(torch_oracle: Any) -> None:
     psw = RNG.standard_normal(IDS.size).astype(np.float32)
     grads_both(lambda T, w, s: T.nn.functional.embedding_bag(T.tensor(IDS), w, T.tensor(OFFSETS), mode="sum",
                                                              per_sample_weights=s),
-               torch_oracle, W, psw, check_grad_fn=False)
+               torch_oracle, W, psw, check_grad_fn=True)
+
+
+def test_embedding_bag_one_node_and_double_backward(torch_oracle: Any) -> None:
+    """The bag reduction is one ``EmbeddingBagBackward0`` node whose inputs are ``weight`` and
+    ``per_sample_weights`` (its ``ViewBackward0`` for a 2-D input)."""
+    def run(T: Any) -> Any:
+        w = T.tensor(W, requires_grad=True)
+        s = T.tensor(np.linspace(-1, 1, 9, dtype=np.float32).reshape(3, 3), requires_grad=True)
+        out = T.nn.functional.embedding_bag(T.tensor(IDS.reshape(3, 3)), w * 2, mode="sum", per_sample_weights=s)
+        names = [type(out.grad_fn).__name__] + [type(n).__name__ for n, _ in out.grad_fn.next_functions]
+        gw, gs = T.autograd.grad((out ** 2).sum(), (w, s))
+        return names, out, gw, gs
+    got, want = run(lt), run(torch_oracle)
+    assert got[0] == want[0] == ["EmbeddingBagBackward0", "MulBackward0", "ViewBackward0"]
+    assert_same(got[1:], want[1:], check_grad_fn=False)
 
 
 
@@ -260,7 +275,7 @@ def test_embedding_bag_module(torch_oracle: Any) -> None:
         return repr(T.nn.EmbeddingBag(10, 3)), repr(m), y, m.weight
     l_out, t_out = run(lt), run(torch_oracle)
     assert l_out[:2] == t_out[:2]
-    assert_same(l_out[2:], t_out[2:], check_grad_fn=False)
+    assert_same(l_out[2:], t_out[2:], check_grad_fn=True)
 
 
 @pytest.mark.parametrize("call", [

@@ -195,3 +195,44 @@ def test_training_mode_dropout_runs(torch_oracle: Any) -> None:
     assert not np.allclose(to_numpy(a), to_numpy(b))
     a.sum().backward()
     assert all(p.grad is not None for p in m.parameters())
+
+
+@pytest.mark.filterwarnings("default")
+def test_encoder_nested_tensor_flag_and_warning(torch_oracle: Any) -> None:
+    """``use_nested_tensor`` and the warning when ``enable_nested_tensor`` cannot be honoured, as in PyTorch."""
+    import warnings as _w
+
+    cases = [dict(), dict(batch_first=True), dict(batch_first=True, norm_first=True),
+             dict(batch_first=True, activation=lambda x: x), dict(batch_first=True, layer_norm_eps=1e-3)]
+    for opts in cases:
+        got = []
+        for T in (lt, torch_oracle):
+            with _w.catch_warnings(record=True) as caught:
+                _w.simplefilter("always")
+                enc = T.nn.TransformerEncoder(T.nn.TransformerEncoderLayer(D, H, FF, **opts), 1)
+            msgs = [str(w.message) for w in caught if "enable_nested_tensor" in str(w.message)]
+            got.append((enc.use_nested_tensor, enc.layers[0].activation_relu_or_gelu, msgs))
+        assert got[0] == got[1], opts
+    assert lt.nn.TransformerEncoderLayer(D, H, activation="gelu").activation_relu_or_gelu == 2
+
+
+@pytest.mark.parametrize("kpm", [SRC_KPM, np.array([[False] * 5, [False, True, False, False, True], [False] * 4 + [True]])],
+                         ids=["left_aligned", "not_left_aligned"])
+def test_encoder_eval_no_grad_zeroes_padded_positions(torch_oracle: Any, kpm: np.ndarray) -> None:
+    """PyTorch's inference path runs on nested tensors: padded positions of the output are zero
+    (then the final norm), when the mask is left aligned; learntorch gives the same values."""
+    torch = torch_oracle
+
+    def make(T: Any) -> Any:
+        layer = T.nn.TransformerEncoderLayer(D, H, FF, batch_first=True)
+        return T.nn.TransformerEncoder(layer, 2, norm=T.nn.LayerNorm(D))
+
+    lm, tm = _build(torch, make)
+    x = _seq(True, S_LEN)
+    with lt.no_grad():
+        out_l = lm(lt.tensor(x), src_key_padding_mask=lt.tensor(kpm))
+    with torch.no_grad():
+        out_t = tm(torch.tensor(x), src_key_padding_mask=torch.tensor(kpm))
+    assert_same(out_l, out_t, rtol=1e-4, atol=2e-5, check_grad_fn=False)
+    # with autograd (or in training mode, or with a mask as well) both take the ordinary path
+    _compare(torch, lm, tm, (x,), {"src_key_padding_mask": SRC_KPM})

@@ -407,3 +407,50 @@ def test_lbfgs_state_dict_round_trip_continues_like_torch():
     for p, tp in zip(m2.parameters(), tm.parameters()):
         np.testing.assert_allclose(p.detach().numpy(), tp.detach().numpy(), rtol=LBFGS_RTOL, atol=LBFGS_ATOL)
     assert opt2.state[m2.weight]["n_iter"] == topt.state[tm.weight]["n_iter"]
+
+
+def test_resuming_without_initial_lr_raises_torchs_key_error():
+    """``last_epoch >= 0`` on an optimizer that no scheduler has touched: KeyError, with PyTorch's message."""
+    def message(T):
+        opt = T.optim.SGD([T.nn.Parameter(T.ones(2))], lr=0.1)
+        with pytest.raises(KeyError) as info:
+            T.optim.lr_scheduler.StepLR(opt, step_size=2, last_epoch=3)
+        return info.value.args[0]
+    assert message(lt) == message(torch)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam",
+                                  "RAdam", "ASGD", "Rprop", "LBFGS", "Adafactor"])
+def test_param_group_keys_in_torchs_order(name):
+    """``print(optimizer.state_dict())`` shows a group's options in the order of PyTorch's ``defaults``."""
+    def keys(T):
+        opt = getattr(T.optim, name)([T.nn.Parameter(T.ones(2))], lr=0.1)
+        opt.add_param_group({"params": [T.nn.Parameter(T.ones(1))], "weight_decay": 0.5} if "weight_decay"
+                            in opt.defaults else {"params": [T.nn.Parameter(T.ones(1))]})
+        return list(opt.defaults), [list(g) for g in opt.state_dict()["param_groups"]]
+    assert keys(lt) == keys(torch)
+
+
+@pytest.mark.parametrize("sched", ["LambdaLR", "MultiplicativeLR"])
+def test_lambda_schedulers_save_callable_objects_attributes(sched):
+    """A callable object's ``__dict__`` goes into the state_dict (a function's does not) and is restored."""
+    class Warmup:
+        def __init__(self, n):
+            self.n, self.calls = n, 0
+
+        def __call__(self, epoch):
+            self.calls += 1
+            return min(1.0, (epoch + 1) / self.n)
+
+    def run(T):
+        opt = T.optim.SGD([{"params": [T.nn.Parameter(T.ones(1))]}, {"params": [T.nn.Parameter(T.ones(1))]}], lr=0.1)
+        s = getattr(T.optim.lr_scheduler, sched)(opt, [Warmup(4), lambda e: 0.5])
+        for _ in range(2):
+            opt.step()
+            s.step()
+        sd = s.state_dict()
+        fresh = Warmup(9)
+        s2 = getattr(T.optim.lr_scheduler, sched)(opt, [fresh, lambda e: 0.5])
+        s2.load_state_dict(sd)
+        return sd["lr_lambdas"], vars(fresh), s2.last_epoch
+    assert run(lt) == run(torch)

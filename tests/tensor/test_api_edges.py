@@ -54,3 +54,26 @@ def test_cross_entropy_with_probabilities_ends_in_div_backward1(torch_oracle):
         return loss, x.grad
     for a, b in zip(run(lt), run(torch_oracle)):
         assert_same(a, b)
+
+
+@pytest.mark.parametrize("expr", [
+    "T.allclose(T.ones(2), T.ones(2, dtype=T.float64))", "T.isclose(T.ones(2), T.ones(2, dtype=T.int64))",
+    "T.allclose(T.ones(2, dtype=T.int64), T.ones(2, dtype=T.int32))",
+])
+def test_allclose_compares_like_with_like(torch_oracle, expr):
+    raises_both(lambda T: eval(expr, {"T": T}), torch_oracle, match="did not match")
+
+
+def test_custom_function_node_prints_under_torch_autograd_function(torch_oracle):
+    def run(T):
+        class Double(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+        x = T.ones(1, requires_grad=True)
+        return [repr(y.grad_fn).split(" object at")[0] for y in (Double.apply(x), x * 2)]
+    assert run(lt) == run(torch_oracle) == ["<torch.autograd.function.DoubleBackward", "<MulBackward0"]

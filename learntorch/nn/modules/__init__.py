@@ -65,3 +65,11 @@ __all__ += ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", 
             "ReplicationPad3d", "CircularPad3d", "BatchNorm3d", "InstanceNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
             "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d", "LocalResponseNorm",
             "ChannelShuffle"]
+
+# 3-D convolutions and the lazy convolutions (in_channels from the first input)
+from .conv_variants import Conv3d, ConvTranspose3d  # noqa: E402
+from .conv_lazy import (LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,  # noqa: E402
+                        LazyConvTranspose3d)
+
+__all__ += ["Conv3d", "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+            "LazyConvTranspose2d", "LazyConvTranspose3d"]

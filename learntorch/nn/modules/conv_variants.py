@@ -1,4 +1,4 @@
-"""``nn.Conv1d``, ``nn.ConvTranspose1d`` and ``nn.ConvTranspose2d``.
+"""``nn.Conv1d``, ``nn.Conv3d`` and the transposed ``nn.ConvTranspose1d``/``2d``/``3d``.
 
 Parameters as in PyTorch: ``weight`` ``(out, in/groups, *k)`` for a convolution,
 ``(in, out/groups, *k)`` for a transposed one (it runs a convolution backwards,
@@ -9,17 +9,17 @@ the same weights.  The maths is in ``nn/convolution_variants.py``.
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 from ... import creation
 from ...tensor import Tensor
 from .. import convolution_variants as cv
-from ...ops.convolution import pair
+from ...ops.convolution import ntuple
 from ..parameter import Parameter
 from .conv import Conv2d, check_padding_mode, conv_repr, pad_for_mode
 from .module import Module
 
-__all__ = ["Conv1d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 class _ConvNd(Module):
@@ -61,7 +61,7 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def _tuple(self, value: Any) -> tuple:
-        return (cv.single(value),) if self._dims == 1 else pair(value)
+        return ntuple(value, self._dims)
 
     # the same init as Conv2d (PyTorch's _ConvNd): kaiming_uniform_(a=√5), bias U(±1/√fan_in)
     reset_parameters = Conv2d.reset_parameters
@@ -85,6 +85,26 @@ class Conv1d(_ConvNd):
         return cv.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 
+class Conv3d(_ConvNd):
+    """3-D convolution over ``(N, C, D, H, W)`` (or ``(C, D, H, W)``) volumes: video clips
+    (D = time), CT/MRI scans (D = slices).  ``kernel_size=(1, 3, 3)`` is a 2-D filter applied
+    to each frame; ``(3, 1, 1)`` mixes neighbouring frames only."""
+
+    _dims = 3
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
+                 padding: Union[int, tuple, str] = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, 0, device, dtype)
+
+    def forward(self, input: Tensor) -> Tensor:
+        if self.padding_mode != "zeros":
+            input = pad_for_mode(input, self.padding, self.padding_mode, self.kernel_size, self.dilation)
+            return cv.conv3d(input, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        return cv.conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+
+
 class _ConvTransposeNd(_ConvNd):
     transposed = True
 
@@ -101,30 +121,33 @@ class _ConvTransposeNd(_ConvNd):
         return cv.conv_transpose_output_padding(tuple(input.shape), output_size, self.stride, self.padding,
                                                 self.kernel_size, self.dilation, self.output_padding)
 
+    # F.conv_transpose1d/2d/3d, set by each subclass (a staticmethod: not bound to the layer)
+    _function: Callable[..., Tensor]
+
+    def forward(self, input: Tensor, output_size: Optional[Sequence[int]] = None) -> Tensor:
+        """``output_size``: which of the sizes a ``stride > 1`` allows (it picks ``output_padding``).
+        An input of the wrong rank is left to the function, which raises PyTorch's RuntimeError."""
+        op = self._output_padding(input, output_size)
+        return self._function(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
+                              self.dilation)
+
 
 class ConvTranspose1d(_ConvTransposeNd):
     """Transposed 1-D convolution: each input step spreads through the kernel onto a longer output."""
 
     _dims = 1
-
-    def forward(self, input: Tensor, output_size: Optional[Sequence[int]] = None) -> Tensor:
-        if input.dim() not in (2, 3):
-            raise ValueError(f"Expected 2D (unbatched) or 3D (batched) input to ConvTranspose1d, but got input "
-                             f"of size: {list(input.shape)}")
-        op = self._output_padding(input, output_size)
-        return cv.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
-                                   self.dilation)
+    _function = staticmethod(cv.conv_transpose1d)
 
 
 class ConvTranspose2d(_ConvTransposeNd):
     """Transposed 2-D convolution: upsampling with a learned kernel (decoders, GAN generators)."""
 
     _dims = 2
+    _function = staticmethod(cv.conv_transpose2d)
 
-    def forward(self, input: Tensor, output_size: Optional[Sequence[int]] = None) -> Tensor:
-        if input.dim() not in (3, 4):
-            raise ValueError(f"Expected 3D (unbatched) or 4D (batched) input to ConvTranspose2d, but got input "
-                             f"of size: {list(input.shape)}")
-        op = self._output_padding(input, output_size)
-        return cv.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, op, self.groups,
-                                   self.dilation)
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-D convolution: upsampling volumes or clips (the decoder of a 3-D U-Net)."""
+
+    _dims = 3
+    _function = staticmethod(cv.conv_transpose3d)

@@ -12,19 +12,26 @@ Submodules carry PyTorch's names (``self_attn``, ``multihead_attn``, ``linear1``
 Stacks hold deep copies of the layer they are given, as in PyTorch.
 
 PyTorch swaps in fused "fast path" kernels (and nested tensors) in evaluation
-without autograd; learntorch always takes the ordinary path.  The values agree,
-except that PyTorch's nested-tensor path writes zeros at padded positions of the
-encoder's output where learntorch leaves the ordinary (unused) values.
+without autograd; learntorch always takes the ordinary path, and the values agree.
+What a learner can see of the nested-tensor path is kept: ``TransformerEncoder``
+sets ``use_nested_tensor`` (warning, as PyTorch does, when ``enable_nested_tensor``
+cannot be honoured), and when PyTorch would take that path (evaluation, no autograd,
+a left-aligned ``src_key_padding_mask`` and no ``mask``) the encoder's output is zero
+at the padded positions (before the final ``norm``), as PyTorch's is.
 """
 from __future__ import annotations
 
 import copy
+import warnings
 from typing import Any, Callable, Optional, Union
 
 from ... import creation
+from ...amp import is_autocast_enabled
+from ...autograd.grad_mode import is_grad_enabled
 from ...tensor import Tensor
 from .. import attention, init
 from .. import functional as F
+from .activation import GELU, ReLU
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
@@ -94,6 +101,10 @@ class TransformerEncoderLayer(Module):
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.activation = _activation(activation)
+        # what PyTorch's fast path can fuse: 1 relu, 2 gelu, 0 other
+        act = self.activation
+        self.activation_relu_or_gelu = (1 if act is F.relu or isinstance(act, ReLU)
+                                        else 2 if act is F.gelu or isinstance(act, GELU) else 0)
 
     def forward(self, src: Tensor, src_mask: Optional[Tensor] = None, src_key_padding_mask: Optional[Tensor] = None,
                 is_causal: bool = False) -> Tensor:
@@ -189,8 +200,13 @@ class TransformerEncoder(Module):
         self.num_layers = num_layers
         self.norm = norm
         self.enable_nested_tensor = enable_nested_tensor
-        self.use_nested_tensor = False
+        self.use_nested_tensor = enable_nested_tensor
         self.mask_check = mask_check
+        why_not = _why_not_nested(encoder_layer)
+        if enable_nested_tensor and why_not:
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
+                          stacklevel=2)
+            self.use_nested_tensor = False
 
     def forward(self, src: Tensor, mask: Optional[Tensor] = None, src_key_padding_mask: Optional[Tensor] = None,
                 is_causal: Optional[bool] = None) -> Tensor:
@@ -200,12 +216,58 @@ class TransformerEncoder(Module):
         first = self.layers[0] if len(self.layers) else None
         batch_first = first.self_attn.batch_first if isinstance(first, TransformerEncoderLayer) else False
         is_causal = _detect_is_causal_mask(mask, is_causal, _get_seq_len(src, batch_first))
+        keep = self._nested_keep(src, mask, src_key_padding_mask)
         output = src
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+        if keep is not None:  # PyTorch's nested tensor comes back padded with zeros
+            output = output.masked_fill(keep.logical_not().unsqueeze(-1), 0.0)
         if self.norm is not None:
             output = self.norm(output)
         return output
+
+
+    def _nested_keep(self, src: Tensor, mask: Optional[Tensor],
+                     src_key_padding_mask: Optional[Tensor]) -> Optional[Tensor]:
+        """The ``(N, S)`` mask of real positions when PyTorch would run this forward on nested
+        tensors (the conditions of its ``TransformerEncoder.forward``), else None."""
+        first = self.layers[0] if len(self.layers) else None
+        if (not getattr(self, "use_nested_tensor", False) or first is None or first.training or src.dim() != 3
+                or src_key_padding_mask is None or mask is not None or is_autocast_enabled()):
+            return None
+        keep = src_key_padding_mask.logical_not()
+        if getattr(self, "mask_check", True) and keep.size(1) > 1 and not bool((keep[:, 1:] <= keep[:, :-1]).all()):
+            return None  # not left aligned
+        attn = first.self_attn
+        args = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias,
+                first.norm1.weight, first.norm1.bias, first.norm2.weight, first.norm2.bias,
+                first.linear1.weight, first.linear1.bias, first.linear2.weight, first.linear2.bias)
+        if is_grad_enabled() and any(x is not None and x.requires_grad for x in args):
+            return None
+        return keep
+
+
+def _why_not_nested(encoder_layer: Module) -> str:
+    """Why PyTorch's ``TransformerEncoder`` cannot use nested tensors with this layer ('' if it can)."""
+    enc_layer = "encoder_layer"
+    if not isinstance(encoder_layer, TransformerEncoderLayer):
+        return f"{enc_layer} was not TransformerEncoderLayer"
+    if encoder_layer.norm_first:
+        return f"{enc_layer}.norm_first was True"
+    if not encoder_layer.self_attn.batch_first:
+        return (f"{enc_layer}.self_attn.batch_first was not True"
+                "(use batch_first for better inference performance)")
+    if not encoder_layer.self_attn._qkv_same_embed_dim:
+        return f"{enc_layer}.self_attn._qkv_same_embed_dim was not True"
+    if encoder_layer.self_attn.in_proj_bias is None:
+        return f"{enc_layer}.self_attn was passed bias=False"
+    if not encoder_layer.activation_relu_or_gelu:
+        return f"{enc_layer}.activation_relu_or_gelu was not True"
+    if encoder_layer.norm1.eps != encoder_layer.norm2.eps:
+        return f"{enc_layer}.norm1.eps was not equal to {enc_layer}.norm2.eps"
+    if encoder_layer.self_attn.num_heads % 2 == 1:
+        return f"{enc_layer}.self_attn.num_heads is odd"
+    return ""
 
 
 class TransformerDecoder(Module):
