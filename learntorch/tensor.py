@@ -37,7 +37,30 @@ __all__ = ["Tensor", "memory_format", "contiguous_format", "channels_last", "cha
 
 
 # ---------------------------------------------------------------------------- memory formats
-class memory_format:
+class _NamedConstant:
+    """A PyTorch constant that is one of a few named instances (``torch.channels_last``,
+    ``torch.strided``): it prints as its name, cannot be made by calling the class, and is
+    pickled (and deep-copied) by name, so that a copy is the same object."""
+
+    __slots__ = ("_name",)
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "_NamedConstant":
+        raise TypeError(f"cannot create 'torch.{cls.__name__}' instances")
+
+    @classmethod
+    def _named(cls, name: str) -> Any:
+        constant = object.__new__(cls)
+        object.__setattr__(constant, "_name", name)
+        return constant
+
+    def __repr__(self) -> str:
+        return f"torch.{self._name}"
+
+    def __reduce__(self) -> str:
+        return self._name
+
+
+class memory_format(_NamedConstant):
     """How a tensor's elements are laid out in memory: ``torch.contiguous_format`` (row-major,
     the last dimension fastest), ``torch.channels_last`` (a 4-D ``(N, C, H, W)`` image stored as
     NHWC: the channels of one pixel side by side, which GPU convolution kernels prefer),
@@ -51,23 +74,7 @@ class memory_format:
     its kernels gain no speed from it.  Like PyTorch's, the four objects are the only
     instances (``torch.memory_format()`` is an error), and they print as their names."""
 
-    __slots__ = ("_name",)
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> "memory_format":
-        raise TypeError("cannot create 'torch.memory_format' instances")
-
-    @classmethod
-    def _named(cls, name: str) -> "memory_format":
-        fmt = object.__new__(cls)
-        object.__setattr__(fmt, "_name", name)
-        return fmt
-
-    def __repr__(self) -> str:
-        return f"torch.{self._name}"
-
-    def __reduce__(self) -> str:
-        """Pickled (and deep-copied) by name, so that a copy is the same object."""
-        return self._name
+    __slots__ = ()
 
 
 contiguous_format = memory_format._named("contiguous_format")
@@ -76,28 +83,12 @@ channels_last_3d = memory_format._named("channels_last_3d")
 preserve_format = memory_format._named("preserve_format")
 
 
-
-class layout:
+class layout(_NamedConstant):
     """What kind of storage a tensor has: ``torch.strided`` (a dense block of memory read with
     strides), the only kind learntorch has; PyTorch also has sparse ones (``torch.sparse_coo``
     …), named here so that programs can compare against them."""
 
-    __slots__ = ("_name",)
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> "layout":
-        raise TypeError("cannot create 'torch.layout' instances")
-
-    @classmethod
-    def _named(cls, name: str) -> "layout":
-        kind = object.__new__(cls)
-        object.__setattr__(kind, "_name", name)
-        return kind
-
-    def __repr__(self) -> str:
-        return f"torch.{self._name}"
-
-    def __reduce__(self) -> str:
-        return self._name
+    __slots__ = ()
 
 
 strided = layout._named("strided")
