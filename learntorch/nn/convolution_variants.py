@@ -1,8 +1,8 @@
 """``conv1d`` and the transposed convolutions, on the kernels of ``ops/convolution.py``.
 
 They live in ``nn/`` because they are PyTorch's ``nn.functional`` entry points: argument
-checks in PyTorch's words, ``padding='same'`` (which may need ``F.pad``, and ``ops/``
-may not import it), unbatched inputs; the arithmetic is ``ops/convolution.py``'s.
+checks in PyTorch's words, unbatched inputs; the arithmetic (and ``padding='same'``) is
+``ops/convolution.py``'s.
 
 * **conv1d** is conv2d on a one-pixel-high image: ``(N, C, L)`` is computed as
   ``(N, C, 1, L)``.  The same :class:`~learntorch.ops.convolution.Convolution` Function
@@ -23,15 +23,14 @@ may not import it), unbatched inputs; the arithmetic is ``ops/convolution.py``'s
 """
 from __future__ import annotations
 
-import warnings
 from typing import Optional, Sequence, Union
 
 from .. import autocast_state
 from ..ops.autocast import lower_precision
 from ..size import Size
 from ..tensor import Tensor
-from ..ops.convolution import Convolution, ConvolutionTranspose, check_conv_dtypes, ntuple, pair
-from ..ops.padding import pad as _pad
+from ..ops.convolution import (Convolution, ConvolutionTranspose, check_conv_dtypes, ntuple, pair,
+                               padding_from_string)
 
 __all__ = ["conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "single",
            "triple", "conv_transpose_output_padding"]
@@ -72,14 +71,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
                            f"weight of size {list(weight.shape)} instead")
     stride, dilation = single(stride), single(dilation)
     if isinstance(padding, str):
-        if padding not in ("same", "valid"):
-            raise ValueError(f"Invalid padding string '{padding}', should be one of ['valid', 'same']")
-        if padding == "same" and stride != 1:
-            raise ValueError("padding='same' is not supported for strided convolutions")
-        total = dilation * (weight.shape[2] - 1) if padding == "same" else 0
-        if total % 2:  # PyTorch puts the odd one out on the right
-            input, total = _pad(input, (total // 2, total - total // 2)), 0
-        padding = total // 2
+        input, (padding,) = padding_from_string(input, weight, padding, (stride,), (dilation,))
     padding = single(padding)
     if input.shape[1] != weight.shape[1] * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
@@ -91,8 +83,8 @@ def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
         raise RuntimeError(f"Calculated padded input size per channel: ({input.shape[2] + 2 * padding}). Kernel "
                            f"size: ({dilation * (weight.shape[2] - 1) + 1}). Kernel size can't be greater than "
                            f"actual input size")
-    args = (input, weight) if bias is None else (input, weight, bias)
-    return Convolution.apply(*args, stride=(1, stride), padding=(0, padding), dilation=(1, dilation), groups=groups)
+    return Convolution.apply(input, weight, bias, stride=(1, stride), padding=(0, padding), dilation=(1, dilation),
+                             groups=groups)
 
 
 def _conv_argument(value: IntOrSeq, name: str) -> tuple:
@@ -101,21 +93,6 @@ def _conv_argument(value: IntOrSeq, name: str) -> tuple:
         raise RuntimeError(f"expected {name} to be a single integer value or a list of 3 values to match the "
                            f"convolution dimensions, but got {name}={list(value)}")
     return triple(value[0] if isinstance(value, (tuple, list)) and len(value) == 1 else value)
-
-
-def _same_padding(input: Tensor, kernel: tuple, dilation: tuple) -> tuple[Tensor, tuple]:
-    """``padding='same'``: ``dilation·(k-1)`` zeros per dimension, half on each side.  An odd total
-    cannot be split evenly: as PyTorch does, the extra zero goes on the right, added here by
-    ``F.pad`` (with PyTorch's warning that this copies the input); the rest is the convolution's."""
-    totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
-    if any(t % 2 for t in totals):
-        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
-                      "copy of the input be created", UserWarning, stacklevel=3)
-        extra: list[int] = []
-        for t in reversed(totals):  # F.pad lists the last dimension first
-            extra += [0, t % 2]
-        input = _pad(input, extra)
-    return input, tuple(t // 2 for t in totals)
 
 
 def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrSeq = 1,
@@ -134,12 +111,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
                            f"weight of size {list(weight.shape)} instead")
     stride, dilation = _conv_argument(stride, "stride"), _conv_argument(dilation, "dilation")
     if isinstance(padding, str):
-        if padding not in ("same", "valid"):
-            raise RuntimeError(f"Invalid padding string: '{padding}'")
-        if padding == "same" and stride != (1, 1, 1):
-            raise RuntimeError("padding='same' is not supported for strided convolutions")
-        input, padding = _same_padding(input, tuple(weight.shape[2:]), dilation) if padding == "same" \
-            else (input, (0, 0, 0))
+        input, padding = padding_from_string(input, weight, padding, stride, dilation)
     padding = _conv_argument(padding, "padding")
     if input.shape[1] != weight.shape[1] * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
@@ -152,8 +124,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
                            f"size: ({' x '.join(map(str, spans))}). Kernel size can't be greater than actual "
                            f"input size")
-    args = (input, weight) if bias is None else (input, weight, bias)
-    return Convolution.apply(*args, stride=stride, padding=padding, dilation=dilation, groups=groups)
+    return Convolution.apply(input, weight, bias, stride=stride, padding=padding, dilation=dilation, groups=groups)
 
 
 def _conv_transpose(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: tuple, padding: tuple,
@@ -188,11 +159,10 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Optional[Tensor], strid
                  " x ".join(map(str, (1,) * (3 - len(spatial)) + out_size)))
         raise RuntimeError(f"Given input size per channel: ({sizes[0]}). Calculated output size per channel: "
                            f"({sizes[1]}). Output size is too small")
-    args = (input, weight) if bias is None else (input, weight, bias)
     if n == 1:
         stride, padding, dilation = (1,) + stride, (0,) + padding, (1,) + dilation
-    return ConvolutionTranspose.apply(*args, stride=stride, padding=padding, dilation=dilation, groups=groups,
-                                      out_size=out_size)
+    return ConvolutionTranspose.apply(input, weight, bias, stride=stride, padding=padding, dilation=dilation,
+                                      groups=groups, out_size=out_size)
 
 
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrSeq = 1,

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 from typing import Any, Optional, Sequence, Union
 
 from .. import autocast_state, dtypes
@@ -43,6 +44,7 @@ from .autocast import lower_precision
 from ..autograd.function import Function
 from .common import c_type_name, check_same_device, new_result
 from .formula import differentiable_backward
+from .padding import pad
 from ..tensor import Tensor
 
 __all__ = ["conv2d", "pair", "ntuple", "Convolution", "ConvolutionTranspose"]
@@ -213,6 +215,7 @@ class Convolution(Function):
     Functions themselves, so a convolution can be differentiated twice (WGAN-GP)."""
 
     _backward_name = "ConvolutionBackward0"
+    _none_edges = True  # no bias: still an input of the node, ``(None, 0)`` as in PyTorch
 
     @staticmethod
     def forward(ctx, x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: tuple = (1, 1),
@@ -342,6 +345,7 @@ class ConvolutionTranspose(Function):
     convolution.  Under ``create_graph=True`` both are Functions, so it has a second derivative."""
 
     _backward_name = "ConvolutionBackward0"
+    _none_edges = True  # no bias: still an input of the node, ``(None, 0)`` as in PyTorch
 
     @staticmethod
     def forward(ctx, x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: tuple = (1, 1),
@@ -392,14 +396,31 @@ def _crop_to(t: Tensor, shape: tuple) -> Tensor:
     return t
 
 
-def _same_padding(kernel: tuple, dilation: tuple, stride: tuple) -> tuple[int, int]:
-    if stride != (1, 1):
-        raise ValueError("padding='same' is not supported for strided convolutions")
-    totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
+def padding_from_string(input: Tensor, weight: Tensor, padding: str, stride: tuple,
+                        dilation: tuple) -> tuple[Tensor, tuple]:
+    """``padding='valid'`` (none) or ``'same'`` (the output as long as the input) as numbers,
+    for ``conv1d``/``conv2d``/``conv3d``; returns the input to convolve and the padding per dimension.
+
+    'same' needs ``dilation·(k-1)`` zeros per dimension, half on each side.  An odd total
+    cannot be split evenly: as PyTorch does, the extra zero goes on the right, added here by
+    ``F.pad`` (a ``ConstantPadNdBackward0`` in the graph, and PyTorch's warning that this copies
+    the input); the rest is the convolution's own, symmetric padding."""
+    if padding not in ("same", "valid"):
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    n = weight.dim() - 2
+    if padding == "valid":
+        return input, (0,) * n
+    if any(s != 1 for s in stride):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    totals = [d * (k - 1) for k, d in zip(weight.shape[2:], dilation)]
     if any(t % 2 for t in totals):
-        raise NotImplementedError("learntorch: padding='same' needs an odd kernel span (dilation·(k-1) even), "
-                                  "since it pads both sides equally; pad the input with F.pad-like slicing yourself")
-    return totals[0] // 2, totals[1] // 2
+        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
+                      "copy of the input be created", UserWarning, stacklevel=3)
+        extra: list[int] = []
+        for t in reversed(totals):  # F.pad lists the last dimension first
+            extra += [0, t % 2]
+        input = pad(input, extra)
+    return input, tuple(t // 2 for t in totals)
 
 
 def check_conv_dtypes(input: Tensor, weight: Tensor, bias: Optional[Tensor]) -> None:
@@ -429,9 +450,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     check_same_device(input, weight)
     stride, dilation = pair(stride), pair(dilation)
     if isinstance(padding, str):
-        if padding not in ("same", "valid"):
-            raise ValueError(f"Invalid padding string '{padding}', should be one of ['valid', 'same']")
-        padding = (0, 0) if padding == "valid" else _same_padding(tuple(weight.shape[2:]), dilation, stride)
+        input, padding = padding_from_string(input, weight, padding, stride, dilation)
     padding = pair(padding)
     if input.shape[1] != weight.shape[1] * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
@@ -443,5 +462,4 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
             raise RuntimeError(f"Calculated padded input size per channel: ({input.shape[2] + 2 * padding[0]} x "
                                f"{input.shape[3] + 2 * padding[1]}). Kernel size: ({weight.shape[2]} x "
                                f"{weight.shape[3]}). Kernel size can't be greater than actual input size")
-    args = (input, weight) if bias is None else (input, weight, bias)
-    return Convolution.apply(*args, stride=stride, padding=padding, dilation=dilation, groups=groups)
+    return Convolution.apply(input, weight, bias, stride=stride, padding=padding, dilation=dilation, groups=groups)

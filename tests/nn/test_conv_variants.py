@@ -165,3 +165,43 @@ def test_padding_modes(torch_oracle, mode, layer):
 
 def test_bad_padding_mode(torch_oracle):
     raises_both(lambda T: T.nn.Conv2d(2, 3, 3, padding_mode="mirror"), torch_oracle, match="padding_mode must be one of")
+
+
+CONV2D_SAME = [
+    ("even_h", {}, (2, 3, 7, 6), (4, 3, 4, 3)),
+    ("even_both", {}, (1, 2, 6, 6), (3, 2, 2, 4)),
+    ("even_dilated_odd", {"dilation": (1, 3)}, (1, 2, 8, 9), (3, 2, 2, 2)),
+    ("odd", {"dilation": 2}, (1, 2, 8, 9), (3, 2, 3, 3)),
+]
+
+
+@pytest.mark.filterwarnings("ignore:Using padding='same'")
+@pytest.mark.parametrize("kw,xs,ws", [c[1:] for c in CONV2D_SAME], ids=[c[0] for c in CONV2D_SAME])
+def test_conv2d_same_padding(torch_oracle: Any, kw: dict, xs: tuple, ws: tuple) -> None:
+    """``padding='same'`` with an even kernel span pads the extra zero on the right (bottom), as PyTorch:
+    values, gradients, and the graph (``ConvolutionBackward0`` over ``ConstantPadNdBackward0``)."""
+    arrays = (_r(*xs), _r(*ws), _r(ws[0]))
+    grads_both(lambda T, x, w, b: T.nn.functional.conv2d(x, w, b, padding="same", **kw), torch_oracle, *arrays,
+               rtol=1e-4, atol=1e-5)
+    names = []
+    for T in (lt, torch_oracle):
+        x = T.tensor(arrays[0], requires_grad=True)
+        y = T.nn.functional.conv2d(x, T.tensor(arrays[1]), padding="same", **kw)
+        names.append([type(n).__name__ if n is not None else None for n, _ in y.grad_fn.next_functions])
+    assert names[0] == names[1]
+
+
+def test_conv_same_warns_as_pytorch() -> None:
+    with pytest.warns(UserWarning, match="even kernel lengths and odd dilation"):
+        lt.nn.functional.conv2d(lt.ones(1, 1, 5, 5), lt.ones(1, 1, 2, 3), padding="same")
+
+
+@pytest.mark.parametrize("conv,dims", [("conv1d", 1), ("conv2d", 2), ("conv3d", 3)])
+def test_functional_padding_string_errors(torch_oracle: Any, conv: str, dims: int) -> None:
+    """The functional forms raise RuntimeError (the modules, ValueError), in PyTorch's words."""
+    x_shape, w_shape = (1, 2) + (6,) * dims, (3, 2) + (3,) * dims
+    raises_both(lambda T: getattr(T.nn.functional, conv)(T.ones(*x_shape), T.ones(*w_shape), padding="full"),
+                torch_oracle, match="Invalid padding string: 'full'")
+    raises_both(lambda T: getattr(T.nn.functional, conv)(T.ones(*x_shape), T.ones(*w_shape), padding="same",
+                                                         stride=2),
+                torch_oracle, match="padding='same' is not supported for strided convolutions")
