@@ -32,7 +32,8 @@ from .legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
 from .ops.indexing import gather, index_select, masked_fill, masked_select, nonzero, take_along_dim
 from .ops.matmul import addmm, bmm, dot, matmul, mm, mv, outer
 from .ops.matmul import addbmm, addmv, baddbmm, cdist, dist, inner, kron, tensordot, vdot
-from .ops.linalg_decomp import cholesky, det, slogdet
+from .ops.linalg_decomp import cholesky, det
+from .ops.linalg_decomp import torch_slogdet as slogdet
 from .linalg import inverse, legacy_cross as cross, legacy_svd as svd, logdet, matrix_power, pinverse
 from .linalg import (householder_product as orgqr, legacy_lu as lu, legacy_lu_solve as lu_solve,
                      legacy_vander as vander, lu_unpack, matrix_exp, triangular_solve)
@@ -58,7 +59,7 @@ from .creation import bernoulli, logspace, multinomial
 from .ops.arrange import (broadcast_tensors, column_stack, cumprod, diag, diagonal, diff, einsum, erf, fliplr, flipud,
                           isin, logical_and, logical_or, logical_xor, meshgrid, moveaxis, repeat_interleave, roll,
                           tile, trace, tril, triu, unique)
-from .ops.arrange import cartesian_prod, combinations  # noqa: E402
+from .ops.arrange import block_diag, cartesian_prod, combinations, tril_indices, triu_indices  # noqa: E402
 from .ops.pointwise import (acos, arccos, arcsin, arctan, asin, atan, atan2, clamp_max, clamp_min, cosh, fmod, frac, hypot,
                             lerp, sinh, tan)
 from .ops.scatter import index_add, scatter, scatter_add

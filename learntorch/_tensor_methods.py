@@ -26,7 +26,7 @@ from .ops.activations import hardshrink as _hardshrink
 from .ops import pointwise_extra, tensor_info  # (their own sections of the table: pointwise_extra.METHODS …)
 from .ops import bucketing, index_writes, reshaping, scans
 from .ops.common import binary_operands, new_result
-from .ops.inplace import fill_from_host, inplace
+from .ops.inplace import inplace
 from .tensor import (Tensor, _count_device_memory, check_memory_format, contiguous_format, format_strides,
                      laid_out, preserve_format)
 
@@ -63,6 +63,8 @@ def _update_arrays(self: Tensor, other: Any, array_op: Callable, alpha: Any = 1,
     PyTorch), and the version counter is bumped as for any in-place change."""
     if grad_mode._state.enabled or unknown or type(alpha) not in (int, float) or self._inference:
         return False  # (an unknown keyword: the general rule raises PyTorch's error)
+    if (self._base if self._base is not None else self).__dict__.get("_live_views"):
+        return False  # views that record gradients: the general rule refreshes their history
     a = self._data
     if (type(a) is not np.ndarray or not self._dtype.is_floating_point or not a.flags.writeable
             or 0 in a.strides or self._dtype.name == "bfloat16"):
@@ -199,14 +201,21 @@ def _new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, de
 
 
 def _uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = None) -> Tensor:
-    """Fill with U(a, b) numbers from the same stream as PyTorch's CPU generator."""
+    """Fill with U(a, b) numbers from the same stream as PyTorch's CPU generator, in the
+    order of the tensor's memory (``random.fill_in_memory_order``: a transposed tensor
+    takes them as PyTorch's loop does)."""
     gen = generator or random.default_generator
-    return fill_from_host(self, gen.uniform(tuple(self.shape), self._dtype._np, a, b))
+    return random.fill_in_memory_order(self, lambda shape: gen.uniform(shape, self._dtype._np, a, b))
 
 
 def _normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Fill with N(mean, std²) numbers, in memory order.  A tensor that is not contiguous gets
+    them one element at a time (ATen's vectorised blocks of 16 need contiguous memory), so
+    ``x.t().normal_()`` is not ``x.normal_()`` transposed even for the same numbers."""
     gen = generator or random.default_generator
-    return fill_from_host(self, gen.normal(tuple(self.shape), self._dtype._np, mean, std))
+    elementwise = not self.is_contiguous()
+    return random.fill_in_memory_order(
+        self, lambda shape: gen.normal(shape, self._dtype._np, mean, std, elementwise=elementwise))
 
 
 def _softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
@@ -448,7 +457,7 @@ _OPERATIONS = dict(
     inner=matmul.inner, kron=matmul.kron, dist=matmul.dist, tensordot=matmul.tensordot,
     inverse=linalg_decomp.inv, det=linalg_decomp.det, cholesky=linalg_decomp.cholesky,
     pinverse=linalg_api.pinverse,
-    logdet=linalg_api.logdet, slogdet=linalg_decomp.slogdet,
+    logdet=linalg_api.logdet, slogdet=linalg_decomp.torch_slogdet,
     matrix_power=linalg_api.matrix_power,
     cross=linalg_api.legacy_cross,
     matrix_exp=linalg_api.matrix_exp, lu=linalg_api.legacy_lu, lu_solve=linalg_api.legacy_lu_solve,
@@ -479,7 +488,18 @@ _IN_PLACE = dict(
     zero_=_zero_, fill_=_fill_, copy_=_copy_, uniform_=_uniform_, normal_=_normal_,
 )
 
+def _contains(self: Tensor, element: Any) -> bool:
+    """``element in t``: does any entry equal ``element`` (a number or a tensor, broadcast)?  Anything
+    else is PyTorch's RuntimeError, where Python's fallback (iterating) would quietly say False."""
+    import numbers
+    if not isinstance(element, (Tensor, numbers.Number)):
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                           f"{type(element)}.")
+    return bool((element == self).any().item())
+
+
 _OPERATORS = dict(
+    __contains__=_contains,
     __add__=pointwise.add, __radd__=pointwise.add, __iadd__=_binary_inplace(pointwise.add, np.add),
     __sub__=pointwise.sub, __rsub__=pointwise.rsub, __isub__=_binary_inplace(pointwise.sub, np.subtract),
     __mul__=pointwise.mul, __rmul__=pointwise.mul, __imul__=_binary_inplace(pointwise.mul, np.multiply),

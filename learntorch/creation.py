@@ -22,8 +22,8 @@ import numpy as np
 from . import device_memory, dtypes, random
 from .arrays import for_device, to_numpy, transfer
 from .device import CPU, DeviceLike, as_device
-from .ops.inplace import fill_from_host
-from .tensor import Tensor
+from .tensor import (Tensor, check_memory_format, contiguous_format, laid_out, layout as _layout_type,
+                     preserve_format, strided)
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
            "empty_like", "full_like", "arange", "linspace", "eye", "rand", "randn", "randint", "randperm",
@@ -268,23 +268,50 @@ def _filled(size: tuple, value: Any, dtype: Any, device: DeviceLike, requires_gr
     return t
 
 
+def _check_layout(layout: Any, name: str) -> None:
+    """``layout=torch.strided`` (or nothing) is what every learntorch tensor is; a value that is
+    no layout is PyTorch's TypeError, and the sparse layouts are beyond this library."""
+    if layout is None or layout is strided:
+        return
+    if not isinstance(layout, _layout_type):
+        raise TypeError(f"{name}(): argument 'layout' must be torch.layout, not {type(layout).__name__}")
+    raise NotImplementedError(f"{name}(): learntorch only has strided tensors, not layout={layout}")
+
+
+def _in_format(t: Tensor, memory_format: Any, name: str) -> Tensor:
+    """``t`` (fresh, with its own memory) stored in ``memory_format``: ``torch.channels_last`` gives
+    NHWC strides, as ``torch.empty(..., memory_format=torch.channels_last)`` does."""
+    if memory_format is None or memory_format is contiguous_format:
+        return t
+    check_memory_format(memory_format, name)
+    if memory_format is preserve_format:
+        return t
+    t._data = laid_out(t, memory_format)
+    return t
+
+
 def zeros(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
-          out: Any = None) -> Tensor:
+          out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
+    _check_layout(layout, "zeros")
     return _filled(size, 0, dtype, device, requires_grad)
 
 
-def ones(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
+def ones(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
+         layout: Any = None, pin_memory: bool = False) -> Tensor:
+    _check_layout(layout, "ones")
     return _filled(size, 1, dtype, device, requires_grad, name="ones")
 
 
 def empty(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
-          pin_memory: bool = False) -> Tensor:
+          pin_memory: bool = False, layout: Any = None, memory_format: Any = None) -> Tensor:
     """Uninitialised memory (learntorch fills it with zeros, so notebooks stay deterministic)."""
-    return _filled(size, 0, dtype, device, requires_grad, name="empty")
+    _check_layout(layout, "empty")
+    return _in_format(_filled(size, 0, dtype, device, requires_grad, name="empty"), memory_format, "empty")
 
 
 def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: DeviceLike = None,
-         requires_grad: bool = False) -> Tensor:
+         requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
+    _check_layout(layout, "full")
     default = dtypes.bool if isinstance(fill_value, bool) else \
         dtypes.int64 if isinstance(fill_value, (int, np.integer)) else None
     if not isinstance(size, (tuple, list)):
@@ -297,31 +324,57 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Dev
     return _filled((tuple(size),), fill_value, dtype, device, requires_grad, default, name="full")
 
 
-def _like(fn: Any, input: Tensor, dtype: Any, device: DeviceLike, requires_grad: bool, *args: Any) -> Tensor:
-    return fn(tuple(input.shape), *args, dtype=dtype or input.dtype, device=device or input.device,
-              requires_grad=requires_grad)
+def _like_layout(out: Tensor, input: Tensor, memory_format: Any, name: str) -> Tensor:
+    """PyTorch's ``memory_format`` rule for ``*_like``: the default ``preserve_format`` keeps the
+    strides of a densely stored ``input`` (``empty_like(x.permute(0, 2, 3, 1))`` is stored like
+    ``x.permute(...)``, ``ones_like(m.t())`` like ``m.t()``), and gives any other input (a slice
+    with gaps, an expanded tensor) dense strides in the same order -- which is exactly NumPy's
+    ``empty_like`` rule (``order='K'``).  Other formats lay the result out as asked.  Only the
+    strides change, never a value."""
+    if memory_format is None or memory_format is preserve_format:
+        if not input._backend.is_numpy or input.ndim < 2:
+            return out
+        like = np.empty_like(input._data, dtype=out._data.dtype)
+        if like.strides != out._data.strides:
+            like[...] = out._data
+            out._data = like
+        return out
+    return _in_format(out, memory_format, name)
+
+
+def _like(fn: Any, input: Tensor, dtype: Any, device: DeviceLike, requires_grad: bool, *args: Any,
+          memory_format: Any = None, layout: Any = None, name: str = "zeros_like") -> Tensor:
+    _check_layout(layout, name)
+    out = fn(tuple(input.shape), *args, dtype=dtype or input.dtype, device=device or input.device)
+    out = _like_layout(out, input, memory_format, name)
+    if requires_grad:
+        _require_grad(out)
+    return out
 
 
 def zeros_like(input: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
-               memory_format: Any = None) -> Tensor:
-    """Zeros with ``input``'s shape, dtype and device (not its data, not its graph)."""
-    return _like(zeros, input, dtype, device, requires_grad)
+               memory_format: Any = None, layout: Any = None) -> Tensor:
+    """Zeros with ``input``'s shape, dtype and device (not its data, not its graph), and by
+    default its strides when it is densely stored (see :func:`_like_layout`)."""
+    return _like(zeros, input, dtype, device, requires_grad, memory_format=memory_format, layout=layout)
 
 
 def ones_like(input: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
-              memory_format: Any = None) -> Tensor:
-    return _like(ones, input, dtype, device, requires_grad)
+              memory_format: Any = None, layout: Any = None) -> Tensor:
+    return _like(ones, input, dtype, device, requires_grad, memory_format=memory_format, layout=layout,
+                 name="ones_like")
 
 
 def empty_like(input: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
-               memory_format: Any = None) -> Tensor:
-    return _like(empty, input, dtype, device, requires_grad)
+               memory_format: Any = None, layout: Any = None) -> Tensor:
+    return _like(empty, input, dtype, device, requires_grad, memory_format=memory_format, layout=layout,
+                 name="empty_like")
 
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: DeviceLike = None,
-              requires_grad: bool = False, memory_format: Any = None) -> Tensor:
-    return full(tuple(input.shape), fill_value, dtype=dtype or input.dtype, device=device or input.device,
-                requires_grad=requires_grad)
+              requires_grad: bool = False, memory_format: Any = None, layout: Any = None) -> Tensor:
+    return _like(lambda size, *a, **kw: full(size, fill_value, **kw), input, dtype, device, requires_grad,
+                 memory_format=memory_format, layout=layout, name="full_like")
 
 
 def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: DeviceLike = None,
@@ -517,15 +570,25 @@ def randperm(n: int, *, generator: Any = None, dtype: Any = None, device: Device
     return _finish(_generator(generator).randperm(n, dt._np), device, requires_grad)
 
 
-def rand_like(input: Tensor, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
-    return rand(tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device,
-                requires_grad=requires_grad)
+def rand_like(input: Tensor, *, generator: Any = None, dtype: Any = None, layout: Any = None,
+              device: DeviceLike = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    """``empty_like(input).uniform_()``, as PyTorch defines it: the result keeps the strides of a
+    densely stored ``input`` and takes the numbers in that memory order, so ``rand_like(x.t())``
+    holds the numbers of ``rand_like(x)`` transposed (see ``random.fill_in_memory_order``)."""
+    dt = _float_dtype(dtype or input.dtype, "check_uniform_bounds")
+    out = empty_like(input, dtype=dt, device=device, layout=layout, memory_format=memory_format)
+    out.uniform_(generator=generator)
+    return out.requires_grad_(True) if requires_grad else out
 
 
-def randn_like(input: Tensor, *, dtype: Any = None, device: DeviceLike = None,
-               requires_grad: bool = False) -> Tensor:
-    return randn(tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device,
-                 requires_grad=requires_grad)
+def randn_like(input: Tensor, *, generator: Any = None, dtype: Any = None, layout: Any = None,
+               device: DeviceLike = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    """``empty_like(input).normal_()``: ``input``'s strides when it is densely stored, the numbers
+    in memory order, and one element at a time when that layout is not contiguous (as ``normal_``)."""
+    dt = _float_dtype(dtype or input.dtype)
+    out = empty_like(input, dtype=dt, device=device, layout=layout, memory_format=memory_format)
+    out.normal_(generator=generator)
+    return out.requires_grad_(True) if requires_grad else out
 
 
 def randint_like(input: Tensor, low: Any = None, high: Any = None, *, dtype: Any = None,
@@ -540,8 +603,11 @@ def randint_like(input: Tensor, low: Any = None, high: Any = None, *, dtype: Any
     elif low is None:
         low = 0
     dt = dtypes.from_any(dtype) if dtype is not None else input.dtype
-    out = randint(low, high, tuple(input.shape), generator=generator, dtype=dt,
-                  device=device if device is not None else input.device)
+    # ``empty_like(input).random_(low, high)``: input's dense strides kept, the numbers in memory order
+    out = empty_like(input, dtype=dt, device=device if device is not None else input.device, layout=layout,
+                     memory_format=memory_format)
+    gen = _generator(generator)
+    random.fill_in_memory_order(out, lambda shape: gen.random_integers(low, high, shape, dt._np))
     return out.requires_grad_(True) if requires_grad else out
 
 
@@ -614,20 +680,25 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
 # ---------------------------------------------------------------------------- in-place random fills
 # ``t.bernoulli_(p)``, ``t.exponential_()``, ``t.random_(a, b)``: the same draws as PyTorch's CPU
 # kernels, written into ``t`` (so ``manual_seed`` reproduces PyTorch's values).
+# Each one draws in the order of ``t``'s memory, as PyTorch's loop does (``random.fill_in_memory_order``).
 def _bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
     if isinstance(p, Tensor):
-        drawn = bernoulli(p.expand(*self.shape).to(dtypes.float64 if self.dtype is dtypes.float64 else p.dtype),
-                          generator=generator)
-        return fill_from_host(self, drawn.numpy().astype(self.dtype._np))
-    return fill_from_host(self, _generator(generator).bernoulli(float(p), tuple(self.shape), self.dtype._np))
+        probs = p.expand(*self.shape).to(dtypes.float64 if self.dtype is dtypes.float64 else p.dtype)
+        # ``bernoulli`` draws in index order: hand it the probabilities with the dimensions in memory order
+        order = random.memory_order(tuple(self.shape), self.stride())
+        return random.fill_in_memory_order(
+            self, lambda shape: bernoulli(probs.permute(order), generator=generator).numpy().astype(self.dtype._np))
+    gen = _generator(generator)
+    return random.fill_in_memory_order(self, lambda shape: gen.bernoulli(float(p), shape, self.dtype._np))
 
 
 def _exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
     """Exp(λ) draws: ``-log(1 - u) / λ`` with one double uniform ``u`` per element."""
     if lambd <= 0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
-    u = _generator(generator).uniform(tuple(self.shape), np.float64)
-    return fill_from_host(self, (-np.log1p(-u) / lambd).astype(self.dtype._np))
+    gen = _generator(generator)
+    return random.fill_in_memory_order(
+        self, lambda shape: (-np.log1p(-gen.uniform(shape, np.float64)) / lambd).astype(self.dtype._np))
 
 
 def _random_(self: Tensor, from_: Any = None, to: Any = None, *, generator: Any = None) -> Tensor:
@@ -639,6 +710,7 @@ def _random_(self: Tensor, from_: Any = None, to: Any = None, *, generator: Any 
         from_ = 0
         digits = {"float32": 24, "float64": 53, "float16": 11}.get(self.dtype.name)
         to = 2 ** digits + 1 if digits else int(np.iinfo(self.dtype._np).max) + 1
-    drawn = _generator(generator).random_integers(int(from_), int(to), tuple(self.shape), self.dtype._np)
-    return fill_from_host(self, drawn)
+    gen = _generator(generator)
+    return random.fill_in_memory_order(
+        self, lambda shape: gen.random_integers(int(from_), int(to), shape, self.dtype._np))
 

@@ -56,6 +56,14 @@ producer               ATen source it reproduces
                        (bernoulli_kernel, bernoulli_distribution<double>)
 =====================  ======================================================
 
+Which element gets which number
+-------------------------------
+The in-place fills visit a tensor in the order of its *memory* (ATen's element-wise
+loop sorts the dimensions by stride), so a transposed, permuted or channels-last
+tensor takes the numbers in another order than its indices; ``normal_`` on a tensor
+that is not contiguous also draws one element at a time, never in blocks of 16.
+:func:`fill_in_memory_order` (near the end of this module) does this for every fill.
+
 What is bit-exact and what is not
 ---------------------------------
 Bit-for-bit equal to torch 2.13 CPU on every platform: the raw stream,
@@ -90,10 +98,11 @@ import math
 import operator
 import os
 from fractions import Fraction
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from .arrays import transfer
 from .device import CPU
 from .tensor import Tensor
 
@@ -452,7 +461,7 @@ class Generator:
         return x.reshape(shape)
 
     def normal(self, shape: int | Sequence[int], dtype: Any = np.float32,
-               mean: float = 0.0, std: float = 1.0) -> np.ndarray:
+               mean: float = 0.0, std: float = 1.0, *, elementwise: bool = False) -> np.ndarray:
         """``torch.randn`` / ``Tensor.normal_(mean, std)``.
 
         Below 16 elements ATen samples one element at a time with
@@ -460,9 +469,15 @@ class Generator:
         sine kept as a cached sample for the next call).  From 16 up it fills
         the tensor with uniforms, Box-Muller-transforms them in blocks of 16
         (element j pairs with j+8), and, when 16 does not divide the size,
-        draws 16 fresh uniforms for the last 16 elements and transforms those."""
+        draws 16 fresh uniforms for the last 16 elements and transforms those.
+
+        ``elementwise=True`` asks for the one-at-a-time way whatever the size:
+        ATen takes it for every tensor that is not contiguous (a transposed or
+        sliced one), since the blocks of 16 need the elements side by side."""
         shape, dt = _shape(shape), _np_dtype(dtype)
         if dt.name in _REDUCED_FLOATS:
+            if elementwise:  # double samples, rounded to float32 and then to the 16-bit type, as C++ casts them
+                return self.normal(shape, np.float32, mean, std, elementwise=True).astype(dt)
             return self._normal_reduced(shape, dt, mean, std)
         if dt not in (np.float32, np.float64):
             raise NotImplementedError(f'"normal_kernel_cpu" not implemented for {dt}')
@@ -470,9 +485,8 @@ class Generator:
         if not std >= 0.0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
         n = math.prod(shape)
-        if n < 16:
-            return np.array([self._normal_scalar(mean, std) for _ in range(n)],
-                            dtype=dt).reshape(shape)
+        if n < 16 or elementwise:
+            return self._normal_each(n, mean, std).astype(dt).reshape(shape)
         full = n // 16
         if dt == np.float32:
             m32, s32 = _f32(mean), _f32(std)
@@ -503,6 +517,30 @@ class Generator:
         out = _box_muller16_f32(self._uniform01_f32(blocks * 16).reshape(blocks, 16), _f32(mean), _f32(std))
         out = out.reshape(-1)
         return np.concatenate([out[: n - 16], out[-16:]]).astype(dt).reshape(shape)
+
+    def _normal_each(self, n: int, mean: float, std: float) -> np.ndarray:
+        """n float64 samples, as n successive calls of :meth:`_normal_scalar` give them,
+        but with the uniforms drawn at once: a cached sample (if any) comes first, then
+        each pair of uniforms gives ``r cos θ`` and ``r sin θ`` to consecutive elements,
+        and an odd count leaves the last sine cached for the next call.  ``math``'s
+        functions (the C library's, as ATen calls them) keep the digits of the scalar
+        path; NumPy's SIMD ones may differ in the last bit."""
+        z = np.empty(n, np.float64)
+        start = 0
+        if n and self._next_double_normal is not None:
+            z[0], self._next_double_normal, start = self._next_double_normal, None, 1
+        pairs = (n - start + 1) // 2
+        if pairs:
+            u = self._uniform01_f64(2 * pairs).tolist()
+            radii = [math.sqrt(-2.0 * math.log1p(-u2)) for u2 in u[1::2]]
+            angles = [2.0 * math.pi * u1 for u1 in u[0::2]]
+            cosines = [r * math.cos(a) for r, a in zip(radii, angles)]
+            sines = [r * math.sin(a) for r, a in zip(radii, angles)]
+            z[start::2] = cosines
+            z[start + 1::2] = sines[: (n - start) // 2]
+            if (n - start) % 2:
+                self._next_double_normal = sines[-1]
+        return _fma64(z, std, mean)  # ``z * std + mean``, fused as in the binary (see _normal_scalar)
 
     def _normal_scalar(self, mean: float, std: float) -> float:
         """One ``normal_distribution<double>`` sample, using and refilling the
@@ -591,6 +629,136 @@ class Generator:
             raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
         u = self._uniform01_f64(math.prod(shape))
         return (u < p).astype(dt).reshape(shape)
+
+
+# ------------------------------------------------ fills in memory order ---
+#
+# Why the order matters
+# ---------------------
+# ATen's CPU random fills (``uniform_``, ``normal_`` off the fast path, ``bernoulli_``,
+# ``exponential_``, ``random_`` ...) run an element-wise loop over the tensor and take
+# the next number from the generator at each element.  That loop (ATen's
+# TensorIterator) walks the tensor's *memory*, not its index order: it sorts the
+# dimensions by stride so that the innermost loop takes the smallest steps.  For a
+# contiguous tensor both orders agree.  For ``x = torch.empty(4, 3).t()`` they do not:
+# the k-th number drawn lands at the k-th element in memory, so ``x[0, 1]`` (the second
+# element in memory) gets the second number, not ``x[1, 0]``.  Dropout on transposed
+# activations (a ``batch_first`` Transformer) fills its mask this way too, through
+# ``empty_like(input)``, which keeps the input's strides.  To give PyTorch's numbers,
+# learntorch draws the numbers as one flat run for the dimensions in that memory order
+# and then views the run back at the elements' logical positions.
+
+_OVERLAP_MESSAGE = ("unsupported operation: more than one element of the written-to tensor refers to a single "
+                    "memory location. Please clone() the tensor before performing the operation.")
+
+
+def memory_order(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
+    """The dimensions of a tensor, outermost (slowest) first, in the order in which
+    PyTorch's CPU element-wise loop visits its elements.
+
+    The rule, for a tensor that is the loop's only operand: start with the last
+    dimension innermost (index order) and insertion-sort the dimensions so that the
+    smaller stride is inside.  Two dimensions are left as they are when either stride
+    is 0; with equal strides (overlapping views, ``unfold``) the smaller dimension goes
+    inside.  A contiguous tensor gives ``(0, 1, ..., ndim - 1)``.  Strides are taken by
+    absolute value (PyTorch has no negative strides; a NumPy view might)."""
+    ndim = len(shape)
+    strides = [abs(int(s)) for s in strides]
+
+    def goes_outside(a: int, b: int) -> int:
+        """1: dimension ``a`` (now inside ``b``) must move outside it; -1: it must not; 0: no opinion."""
+        if strides[a] == 0 or strides[b] == 0:
+            return 0
+        if strides[a] != strides[b]:
+            return 1 if strides[a] > strides[b] else -1
+        return 1 if shape[a] > shape[b] else 0
+
+    inner_first = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        moving = i  # where the dimension being inserted now sits
+        for j in range(i - 1, -1, -1):
+            verdict = goes_outside(inner_first[j], inner_first[moving])
+            if verdict > 0:
+                inner_first[j], inner_first[moving] = inner_first[moving], inner_first[j]
+                moving = j
+            elif verdict < 0:
+                break
+    return tuple(reversed(inner_first))
+
+
+def _surely_disjoint(shape: Sequence[int], strides: Sequence[int]) -> bool:
+    """No two elements share memory (a sufficient test: each stride, from the smallest, steps
+    over everything the smaller ones span)."""
+    span = 0
+    for size, stride in sorted(((n, abs(s)) for n, s in zip(shape, strides) if n > 1), key=lambda p: p[1]):
+        if stride <= span:
+            return False
+        span += stride * (size - 1)
+    return True
+
+
+def in_memory_order(shape: Sequence[int], strides: Sequence[int],
+                    draw: Callable[[tuple[int, ...]], np.ndarray]) -> np.ndarray:
+    """Numbers for a tensor of ``shape`` and ``strides`` (in elements), drawn in the
+    order PyTorch's CPU fill visits its memory (see :func:`memory_order`) and returned
+    at their logical positions, as an array of ``shape``.
+
+    ``draw(s)`` takes the numbers from the generator for a contiguous tensor of shape
+    ``s`` (the dimensions in memory order).  A contiguous target costs nothing extra:
+    the order is the index order and ``draw``'s array comes back as it is.  Otherwise
+    the result is a transposed view of it, which the write into the tensor lays out.
+
+    Where elements share memory (an ``unfold`` view; PyTorch refuses a written-to
+    tensor with a stride-0 dimension, ``expand()``'s, and so does this) the loop writes
+    them one after the other and the last write stays: each such element here gets
+    the number its memory location keeps."""
+    shape, strides = tuple(int(n) for n in shape), tuple(int(s) for s in strides)
+    if math.prod(shape) == 0:  # nothing to visit (NumPy gives such arrays zero strides)
+        return np.asarray(draw(shape)).reshape(shape)
+    if any(n > 1 and s == 0 for n, s in zip(shape, strides)):
+        raise RuntimeError(_OVERLAP_MESSAGE)
+    order = memory_order(shape, strides)
+    if order == tuple(range(len(shape))):
+        values = np.asarray(draw(shape)).reshape(shape)
+        visited = shape
+    else:
+        visited = tuple(shape[d] for d in order)
+        values = np.asarray(draw(visited)).reshape(visited)
+    if not _surely_disjoint(shape, strides):
+        values = _last_writes(values, visited, [strides[d] for d in order])
+    if visited is shape:
+        return values
+    return values.transpose(tuple(int(d) for d in np.argsort(order)))
+
+
+def _last_writes(values: np.ndarray, visited: tuple[int, ...], strides: Sequence[int]) -> np.ndarray:
+    """``values`` (in visiting order) with each element replaced by the value written last
+    to its memory location."""
+    offsets = np.zeros(visited, np.int64)
+    for axis, (n, s) in enumerate(zip(visited, strides)):
+        offsets += (np.arange(n, dtype=np.int64) * s).reshape((n,) + (1,) * (len(visited) - axis - 1))
+    flat = offsets.reshape(-1)
+    places, first_from_end = np.unique(flat[::-1], return_index=True)
+    last = flat.size - 1 - first_from_end
+    return values.reshape(-1)[last[np.searchsorted(places, flat)]].reshape(visited)
+
+
+def fill_from_host(tensor: Tensor, host: Any) -> Tensor:
+    """Write host (NumPy) numbers into ``tensor``'s memory, on its device, as an in-place change:
+    the random fills draw on the host generator, as PyTorch's CPU generator does, and land here."""
+    tensor._check_inplace()
+    tensor._data[...] = transfer(host, CPU, tensor._device)
+    tensor._version_counter[0] += 1
+    return tensor
+
+
+def fill_in_memory_order(tensor: Tensor, draw: Callable[[tuple[int, ...]], np.ndarray]) -> Tensor:
+    """Write ``draw``'s numbers into ``tensor`` in place, in PyTorch's memory order (see
+    :func:`in_memory_order`): what every in-place random fill ends with.  PyTorch's
+    in-place checks (a leaf that requires grad, an expanded tensor) come before any
+    number is drawn, so a refused fill leaves the generator where it was."""
+    tensor._check_inplace()
+    return fill_from_host(tensor, in_memory_order(tuple(tensor.shape), tensor.stride(), draw))
 
 
 # ----------------------------------------------------------- module level ---

@@ -30,7 +30,7 @@ import numpy as np
 from . import dtypes
 from .autograd.function import Function
 from .creation import _finish, _generator, _size
-from .ops.inplace import fill_from_host
+from .random import fill_from_host, fill_in_memory_order
 from .tensor import Tensor
 
 __all__ = ["normal", "poisson"]
@@ -231,8 +231,10 @@ def _cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator
     if not self.dtype.is_floating_point:
         raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {_c_type(self.dtype)}")
-    u = _generator(generator).uniform(tuple(self.shape), np.float64)
-    return fill_from_host(self, (median + sigma * np.tan(np.pi * (u - 0.5))).astype(self.dtype._np))
+    gen = _generator(generator)
+    return fill_in_memory_order(  # in the order of self's memory, as PyTorch's loop draws
+        self, lambda shape: (median + sigma * np.tan(np.pi * (gen.uniform(shape, np.float64) - 0.5))).astype(
+            self.dtype._np))
 
 
 def _c_type(dt: dtypes.dtype) -> str:
@@ -247,16 +249,18 @@ def _log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator
     if not self.dtype.is_floating_point:
         raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{_kernel_name(self.dtype)}'")
     gen = _generator(generator)
-    draws = np.array([gen._normal_scalar(float(mean), float(std)) for _ in range(self.numel())], np.float64)
-    return fill_from_host(self, np.exp(draws).astype(self.dtype._np).reshape(tuple(self.shape)))
+    return fill_in_memory_order(  # one scalar normal per element, in the order of self's memory
+        self, lambda shape: np.exp(gen._normal_each(math.prod(shape), float(mean), float(std))).astype(
+            self.dtype._np).reshape(shape))
 
 
 def _geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
     """Fill with the number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
-    u = _generator(generator).uniform(tuple(self.shape), np.float64)
-    return fill_from_host(self, np.ceil(np.log(u) / np.log1p(-p)).astype(self.dtype._np))
+    gen = _generator(generator)
+    return fill_in_memory_order(  # in the order of self's memory
+        self, lambda shape: np.ceil(np.log(gen.uniform(shape, np.float64)) / np.log1p(-p)).astype(self.dtype._np))
 
 
 for _name, _fn in (("cauchy_", _cauchy_), ("log_normal_", _log_normal_), ("geometric_", _geometric_)):

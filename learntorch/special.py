@@ -15,7 +15,7 @@ from .ops import pointwise, pointwise_extra, reduction, softmax as _softmax
 from .ops.arrange import erf
 from .tensor import Tensor
 
-__all__ = ["erf", "erfc", "erfinv", "expit", "logit", "xlogy", "gammaln", "digamma", "psi", "polygamma", "i0",
+__all__ = ["erf", "erfc", "erfinv", "expit", "logit", "xlogy", "xlog1py", "gammaln", "digamma", "psi", "polygamma", "i0",
            "sinc", "softmax", "log_softmax", "logsumexp", "expm1", "exp2", "log1p", "round"]
 
 erfc = pointwise_extra.erfc
@@ -23,6 +23,7 @@ erfinv = pointwise_extra.erfinv
 expit = pointwise.sigmoid
 logit = pointwise_extra.logit
 xlogy = pointwise_extra.xlogy
+xlog1py = pointwise_extra.xlog1py
 gammaln = pointwise_extra.lgamma
 digamma = psi = pointwise_extra.digamma
 polygamma = pointwise_extra.polygamma

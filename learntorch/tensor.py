@@ -136,6 +136,20 @@ def format_strides(shape: Sequence[int], fmt: memory_format) -> tuple:
     return tuple(strides)
 
 
+def channels_last_of(*tensors: "Tensor") -> Optional[memory_format]:
+    """The channels-last layout that a convolution hands on to its output, as PyTorch's do: that
+    of the first argument stored channels-last (and not also row-major, as a 1-channel image
+    can be), else None, the usual case, answered from the arrays' flags."""
+    for t in tensors:
+        if t is None or t._data.ndim not in (4, 5) or getattr(t._data, "flags", None) is None \
+                or t._data.flags.c_contiguous:
+            continue
+        fmt = channels_last if t._data.ndim == 4 else channels_last_3d
+        if t.is_contiguous(memory_format=fmt):
+            return fmt
+    return None
+
+
 def laid_out(t: "Tensor", fmt: memory_format) -> Any:
     """``t``'s array copied into the layout ``fmt`` (``contiguous_format`` or a channels-last one).
 
@@ -274,7 +288,15 @@ class Tensor:
         """A new tensor that shares this one's storage and version counter (a view)."""
         t = Tensor._make(data, self._device)
         t._version_counter = self._version_counter
-        t._base = self if self._base is None else self._base
+        base = t._base = self if self._base is None else self._base
+        if base.grad_fn is not None:  # remembered, weakly, so that an in-place change of the base can
+            views = base.__dict__.get("_live_views")  # refresh the view's history (ops/inplace.py)
+            if views is None:
+                base._live_views = [weakref.ref(t)]
+            else:
+                views.append(weakref.ref(t))
+                if not len(views) % 64:  # now and then, forget the views that are gone
+                    views[:] = [ref for ref in views if ref() is not None]
         return t
 
     def _alias(self) -> "Tensor":
@@ -295,11 +317,11 @@ class Tensor:
 
     @property
     def shape(self) -> Size:
-        return Size(self._data.shape)
+        return Size._of(self._data.shape)
 
     def size(self, dim: Optional[int] = None) -> Any:
         if dim is None:
-            return Size(self._data.shape)
+            return Size._of(self._data.shape)
         return self._data.shape[_wrap_dim(dim, self.ndim)]
 
     @property
@@ -348,6 +370,10 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        """How many in-place changes this tensor's memory has seen (autograd checks it).  A tensor
+        made in ``inference_mode()`` keeps no such count in PyTorch, and asking is an error."""
+        if getattr(self, "_inference", False):
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._version_counter[0]
 
     def stride(self, dim: Optional[int] = None) -> Any:
@@ -543,6 +569,20 @@ class Tensor:
             self._data = self._data + other._data
             _count_device_memory(self._data, self._device)
         self._version_counter[0] += 1
+
+    def _dense_strides(self) -> Optional[tuple]:
+        """This tensor's strides (in elements) when it is stored densely without overlap -- a
+        permuted, transposed or channels-last tensor, say -- so that a result made "like" it can
+        copy them (``*_like``, a leaf's ``.grad``); None for a slice with gaps or an expanded
+        tensor (those results are row-major, as in PyTorch)."""
+        strides = self.stride()
+        dims = sorted((d for d in range(self.ndim) if self.shape[d] != 1), key=lambda d: strides[d])
+        expected = 1
+        for d in dims:
+            if strides[d] != expected:
+                return None
+            expected *= self.shape[d]
+        return tuple(strides)
 
     def _kept_as_grad(self) -> "Tensor":
         """This gradient, nobody else's (``GraphTask.may_keep``), kept as a leaf's ``.grad``

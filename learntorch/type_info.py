@@ -17,11 +17,27 @@ from . import dtypes
 __all__ = ["finfo", "iinfo"]
 
 
+_NOT_GIVEN = object()
+
+
+def _dtype_argument(value: Any, name: str) -> "dtypes.dtype":
+    """The dtype ``finfo``/``iinfo`` were asked about: a torch dtype, or one of Python's ``float``,
+    ``int``, ``bool`` (as PyTorch's argument parser reads them: float64, int64, bool; ``complex``
+    has the limits of its float64 parts).  Anything else -- a string such as ``"float32"``, a NumPy type, ``None`` -- is
+    PyTorch's TypeError."""
+    python_types = {float: dtypes.float64, int: dtypes.int64, bool: dtypes.bool, complex: dtypes.float64}
+    if isinstance(value, dtypes.dtype):
+        return value
+    if isinstance(value, type) and value in python_types:
+        return python_types[value]
+    raise TypeError(f"{name}(): argument 'type' (position 1) must be torch.dtype, not {type(value).__name__}")
+
+
 class finfo:
     """Machine limits of a floating point dtype (the default dtype when none is given)."""
 
-    def __init__(self, type: Optional[Any] = None) -> None:
-        d = dtypes.get_default_dtype() if type is None else dtypes.from_any(type)
+    def __init__(self, type: Any = _NOT_GIVEN) -> None:
+        d = dtypes.get_default_dtype() if type is _NOT_GIVEN else _dtype_argument(type, "finfo")
         if not d.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")
@@ -44,8 +60,10 @@ class iinfo:
     """Limits of an integer dtype."""
 
     def __init__(self, type: Any) -> None:
-        d = dtypes.from_any(type)
-        if d.is_floating_point or d.name == "bool":
+        d = _dtype_argument(type, "iinfo")
+        if d.name == "bool":
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if d.is_floating_point:
             raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
         info = np.iinfo(d._np)
         self.bits: int = info.bits

@@ -400,6 +400,8 @@ def grad(outputs: TensorOrTensors, inputs: TensorOrTensors, grad_outputs: Option
                          "but got: allow_unused=False.")
     outs = _as_tuple(outputs)
     ins = _as_tuple(inputs)
+    if not ins:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     given = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outs)
     _check_counts(outs, given)
     for i, out in enumerate(outs):

@@ -233,6 +233,13 @@ class Function(metaclass=_FunctionMeta):
 
     _backward_name: str | None = None
     _scalar_edges = False  # built-in binary ops list a Python number as a (None, 0) edge, like PyTorch
+    # True: a positional ``None`` stands for an optional tensor that was not given (a convolution's
+    # bias, layer_norm's weight).  PyTorch's node still has an input slot for it, so
+    # ``next_functions`` lists it as ``(None, 0)``; the Function's backward returns None there.
+    # Any positional None becomes an edge, so such a Function passes options that may be None
+    # (a ``dim=None``) as keywords.  Off by default: a learner's own Function lists no edge for
+    # a None argument, as in PyTorch.
+    _none_edges = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         warnings.warn(f"{type(self)} should not be instantiated. Methods on autograd functions are all static, so "
@@ -288,7 +295,7 @@ class Function(metaclass=_FunctionMeta):
         finally:
             if prev:
                 state.enabled = True
-        if isinstance(outputs, tuple) or outputs._base is not None:
+        if isinstance(outputs, tuple) or getattr(outputs, "_base", None) is not None:  # (a number: no view)
             _remember_views(cls, args, kwargs, outputs, Tensor)
         if record:
             if anomaly_mode._mode["enabled"]:
@@ -396,7 +403,8 @@ _NO_EDGE = (None, 0)
 
 def _link_inputs(ctx: BackwardFunction, cls: type, args: tuple) -> None:
     """Point ``ctx`` at the nodes its tensor arguments' gradients go to (``next_functions``),
-    one edge per tensor argument (and per Python number, for the built-in binary ops);
+    one edge per tensor argument (and per Python number, for the built-in binary ops, and per
+    ``None`` given for an optional tensor, for the Functions with ``_none_edges``);
     a custom Function also keeps each input's shape, dtype and device, to check what its
     backward returns."""
     edges = []
@@ -409,8 +417,8 @@ def _link_inputs(ctx: BackwardFunction, cls: type, args: tuple) -> None:
                 edges.append(a._gradient_edge() if a._requires_grad else _NO_EDGE)
             if meta is not None:
                 meta.append((tuple(a.shape), a.dtype, a.device))
-        elif cls._scalar_edges and isinstance(a, (int, float)):
-            edges.append(_NO_EDGE)
+        elif (cls._scalar_edges and isinstance(a, (int, float))) or (a is None and cls._none_edges):
+            edges.append(_NO_EDGE)  # a number, or an optional tensor not given: an edge to nothing
             if meta is not None:
                 meta.append(None)
         else:

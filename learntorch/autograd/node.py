@@ -271,6 +271,32 @@ class Node:
         """Free saved tensors after backward (unless ``retain_graph``)."""
 
 
+def _obeys_layout(grad: "Tensor", var: "Tensor") -> bool:
+    """PyTorch's layout contract for ``.grad``: a densely stored leaf gets a gradient with its own
+    strides (a channels-last or transposed weight, a channels-last or transposed ``.grad``, so the
+    optimizer's element-wise update walks both in the same order); any other leaf, a row-major one.
+    Dimensions of size 1 may have any stride but 0.  (The usual case, equal strides, is one test.)"""
+    have, want = getattr(grad._data, "strides", None), getattr(var._data, "strides", None)
+    if have == want:  # (the array-API stand-in has no strides: None == None)
+        return True
+    dense = var._dense_strides()
+    if dense is None:
+        return bool(grad._data.flags.c_contiguous)
+    return all(s == d if n != 1 else s != 0 for s, d, n in zip(grad.stride(), dense, var.shape))
+
+
+def _copy_in_layout(grad: "Tensor", var: "Tensor") -> "Tensor":
+    """A copy of ``grad`` that obeys the layout contract above (``var``'s strides when it is stored
+    densely, else row-major): what a leaf keeps when it may not keep ``grad`` itself."""
+    if _obeys_layout(grad, var):
+        return grad.detach().clone()
+    like = var._data if var._dense_strides() is not None else None
+    data = grad._backend.xp.empty_like(like) if like is not None else grad._backend.xp.empty(tuple(grad.shape),
+                                                                                            dtype=grad._data.dtype)
+    data[...] = grad._data
+    return type(grad)._make(data, grad._device)
+
+
 class AccumulateGrad(Node):
     """The end of the graph for a leaf: adds the arriving gradient into ``leaf.grad``.
 
@@ -302,10 +328,10 @@ class AccumulateGrad(Node):
         if var._grad is None:
             if create_graph:  # a copy, as PyTorch makes (CopyBackwards): never a view of another tensor
                 var._grad = grad._filled_like(0).copy_(grad)
-            elif task is not None and task.may_keep(grad):
+            elif task is not None and task.may_keep(grad) and _obeys_layout(grad, var):
                 var._grad = grad._kept_as_grad()
             else:
-                var._grad = grad.detach().clone()
+                var._grad = _copy_in_layout(grad, var)
         elif create_graph or var._grad.requires_grad:
             var._grad = var._grad + grad
         else:

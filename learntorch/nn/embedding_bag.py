@@ -151,6 +151,7 @@ class _EmbeddingBag(Function):
     inputs and differentiates it (keeping the graph under ``create_graph=True``)."""
 
     _backward_name = "EmbeddingBagBackward0"
+    _none_edges = True  # no per_sample_weights: still an input of the node, ``(None, 0)`` as in PyTorch
 
     @staticmethod
     def forward(ctx: Any, weight: Tensor, per_sample_weights: Optional[Tensor], compute: Any = None) -> Tensor:

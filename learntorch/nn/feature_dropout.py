@@ -19,6 +19,7 @@ import warnings
 
 from ..arrays import transfer
 from ..device import CPU
+from ..ops.dropout import keep_mask
 from ..random import default_generator
 from ..tensor import Tensor
 
@@ -35,12 +36,15 @@ def _check_p(p: float) -> None:
 
 def _noise(input: Tensor, p: float, per_channel: bool) -> Tensor:
     """The ``bernoulli(1 - p)`` keep-mask: one draw per element, or per (sample, channel)
-    (shape ``(N, C, 1, ...)``) for the feature variants."""
+    (shape ``(N, C, 1, ...)``) for the feature variants.  As in PyTorch, the per-element mask
+    is ``empty_like(input)`` (the input's strides, the draws in memory order: see
+    ``ops.dropout.keep_mask``); the per-channel one is a fresh contiguous tensor."""
     shape = tuple(input.shape)
-    if per_channel:
-        if len(shape) < 2:
-            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
-        shape = shape[:2] + (1,) * (len(shape) - 2)
+    if not per_channel:
+        return keep_mask(input, 1 - p)
+    if len(shape) < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    shape = shape[:2] + (1,) * (len(shape) - 2)
     mask = default_generator.bernoulli(1 - p, shape, input._dtype._np)
     return Tensor._make(transfer(mask, CPU, input._device), input._device)
 

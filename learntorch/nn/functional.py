@@ -33,7 +33,7 @@ from ..arrays import to_numpy, transfer
 from ..device import CPU
 from ..ops import pointwise
 from ..ops.special import _select, erf_array  # noqa: F401  (erf: ops/special.py)
-from ..ops.common import binary_operands, check_same_device, infer_size, new_result
+from ..ops.common import binary_operands, check_same_device, infer_size, new_result, row_major
 from ..ops.softmax import log_softmax, softmax  # noqa: F401  (softmax: own file)
 from ..ops.matmul import linear  # noqa: F401  (the ops that the layers in attention.py & co use too)
 from ..ops.batch_norm import batch_norm  # noqa: F401
@@ -286,6 +286,7 @@ class LayerNorm(Function):
     ``(x - mean) / √(var + eps) · weight + bias`` (biased variance)."""
 
     _backward_name = "NativeLayerNormBackward0"
+    _none_edges = True  # no weight/bias: still inputs of the node, ``(None, 0)`` as in PyTorch
 
     @staticmethod
     def forward(ctx, x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], k: int = 1,
@@ -304,7 +305,7 @@ class LayerNorm(Function):
             out += bias._data
         ctx.save_for_backward(x, weight)
         ctx.stats, ctx.axes, ctx.eps = (mean, invstd), axes, eps
-        return new_result(out, x)
+        return new_result(row_major(xp, out), x)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
@@ -375,7 +376,7 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
     """Divide each slice along ``dim`` by its p-norm, so it has length 1.
 
     ``eps`` guards against dividing by zero: the norm is clamped to at least eps."""
-    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     return input / denom
 
 
@@ -807,7 +808,7 @@ def _cross_entropy_smoothed(input: Tensor, target: Tensor, weight: Optional[Tens
         ret = smooth.sum()
     else:
         ret = smooth
-    return (1 - eps) * nll + ret * (eps / n_classes)
+    return pointwise.MulScalar.apply(nll, 1 - eps) + pointwise.MulScalar.apply(ret, eps / n_classes)
 
 
 def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Optional[Tensor], reduction: str,
@@ -1058,10 +1059,19 @@ def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None, r
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    """``x1·x2 / (‖x1‖·‖x2‖)`` along ``dim`` (each norm at least ``eps``, so zero vectors give 0)."""
-    n1 = x1.norm(dim=dim).clamp(min=eps)
-    n2 = x2.norm(dim=dim).clamp(min=eps)
-    return (x1 * x2).sum(dim) / (n1 * n2)
+    """``x1·x2 / (‖x1‖·‖x2‖)`` along ``dim`` (each norm at least ``eps``, so zero vectors give 0).
+
+    As in PyTorch, each input is divided by its norm *before* the dot product, so the rounding is
+    PyTorch's (``cosine_similarity(ones(3), ones(3), dim=0)`` is 0.99999994, not 1); the floor
+    at ``eps`` is applied outside autograd (the gradient is that of the plain norm)."""
+    if x1.shape != x2.shape:  # broadcast first: ``dim`` counts in the common shape
+        shape = infer_size(x1.shape, x2.shape)
+        x1, x2 = x1.expand(*shape), x2.expand(*shape)
+    n1 = x1.norm(dim=dim, keepdim=True)
+    n2 = x2.norm(dim=dim, keepdim=True)
+    n1 = n1 + (n1.clamp(min=eps) - n1).detach()
+    n2 = n2 + (n2.clamp(min=eps) - n2).detach()
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
 
@@ -1069,7 +1079,8 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 
 def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Channel-wise dropout: one Bernoulli draw per ``(sample, channel)``, broadcast over the
-    spatial positions (PyTorch's ``bernoulli_(1 - p)`` on an ``(N, C, 1, 1)`` tensor, then ``/ (1 - p)``)."""
+    spatial positions (PyTorch's ``bernoulli_(1 - p)`` on an ``(N, C, 1, 1)`` tensor, then ``/ (1 - p)``).
+    A 3-D input is taken as ``(N, C, L)`` with a warning, as PyTorch still does."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if input.dim() not in (3, 4):
@@ -1078,14 +1089,48 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
                       "please use dropout instead. Note that dropout2d exists to provide channel-wise dropout on "
                       "inputs with 2 spatial dimensions, a channel dimension, and an optional batch dimension "
                       "(i.e. 3D or 4D inputs).", stacklevel=2)
+    if input.dim() == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+                      "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
+                      "This behavior will change in a future release to interpret the input as one without a "
+                      "batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, "
+                      "please switch to using dropout1d instead.", stacklevel=2)
     if not training or p == 0 or input.numel() == 0:
         return input
-    batched = input if input.dim() != 3 else input.unsqueeze(0)
-    shape = tuple(batched.shape[:2]) + (1,) * (batched.dim() - 2)
+    if input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    # A 3-D input is (N, C, L) here, as in PyTorch (not an unbatched (C, H, W)): one draw per (n, c).
+    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
     mask = default_generator.bernoulli(1 - p, shape, input._dtype._np)
     noise = Tensor._make(transfer(mask / (1 - p) if p < 1 else mask * 0, CPU, input._device), input._device)
-    out = batched.mul_(noise) if inplace else batched * noise
-    return out if input.dim() != 3 else out.squeeze(0)
+    return input.mul_(noise) if inplace else input * noise
+
+
+class PreluKernel(Function):
+    """``x`` where positive, ``w·x`` elsewhere, as one node (PyTorch's ``PreluKernelBackward0``,
+    whose two inputs are ``x`` and the slopes: ``(None, 0)`` for slopes that need no gradient).
+    ``w`` comes already shaped to broadcast over ``x`` (see :func:`prelu`).
+
+    Backward: ∂/∂x is ``grad`` where ``x > 0`` and ``w·grad`` elsewhere (at 0 too, as in
+    PyTorch); ∂/∂w is ``x·grad`` where ``x ≤ 0``, summed back to ``w``'s shape.  Written with
+    tensor operations, so it can be differentiated again."""
+
+    _backward_name = "PreluKernelBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, w: Tensor) -> Tensor:
+        ctx.save_for_backward(x, w)
+        return pointwise.where(x > 0, x, w * x)  # (forward records nothing: these are plain values)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        x, w = ctx.saved_tensors
+        positive = x > 0
+        gx = pointwise.where(positive, grad, w * grad) if ctx.needs_input_grad[0] else None
+        gw = None
+        if ctx.needs_input_grad[1]:
+            gw = pointwise.where(positive, 0.0, x * grad).sum_to_size(w.shape)
+        return gx, gw
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
@@ -1093,7 +1138,14 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     or a single one."""
     if autocast_state.ACTIVE[0]:  # inside torch.autocast: in its lower precision (ops/autocast.py)
         return lower_precision(prelu, input, weight)
-    w = weight
-    if weight.numel() > 1 and input.dim() > 1:
-        w = weight.reshape((1, -1) + (1,) * (input.dim() - 2))
-    return pointwise.where(input >= 0, input, w * input)
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
+    channels = input.shape[1] if input.dim() >= 2 else 1
+    if weight.numel() != 1 and weight.numel() != channels:
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                           f"{weight.numel()} and channel size = {channels}.")
+    # the slopes as (1, C, 1, ...) (or all ones), to broadcast over the channels; a view of the
+    # weight, as PyTorch's (so its gradient reaches the weight through ViewBackward0)
+    shape = tuple(weight.numel() if d == 1 else 1 for d in range(input.dim()))
+    w = weight if tuple(weight.shape) == shape else weight.reshape(shape)
+    return PreluKernel.apply(input, w)

@@ -32,6 +32,7 @@ class GroupNorm(Function):
     """``(x - mean_g) / √(var_g + eps) · weight_c + bias_c``, statistics per sample and group."""
 
     _backward_name = "NativeGroupNormBackward0"
+    _none_edges = True  # no weight/bias: still inputs of the node, ``(None, 0)`` as in PyTorch
 
     @staticmethod
     def forward(ctx, x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], num_groups: int = 1,

@@ -15,7 +15,7 @@ import warnings
 
 from .. import creation
 from ..ops.softmax import softmax
-from ..tensor import Tensor
+from ..tensor import Tensor, contiguous_format
 
 __all__ = ["gumbel_softmax"]
 
@@ -24,10 +24,12 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     """A (soft or straight-through one-hot) sample from the categorical distribution of ``logits``.
 
     The noise is drawn as PyTorch draws it (``exponential_()`` on a tensor like ``logits``),
-    so the same ``manual_seed`` gives the same sample."""
+    so the same ``manual_seed`` gives the same sample.  That tensor is row-major whatever the
+    layout of ``logits`` (PyTorch asks ``empty_like`` for its legacy contiguous format), so
+    the draws go in index order even for transposed logits."""
     if eps != 1e-10:
         warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
-    gumbels = -creation.empty_like(logits).exponential_().log()
+    gumbels = -creation.empty_like(logits, memory_format=contiguous_format).exponential_().log()
     y_soft = softmax((logits + gumbels) / tau, dim)
     if not hard:
         return y_soft

@@ -165,7 +165,7 @@ class SoftMarginLoss(Function):
         x, y = ctx.saved_tensors
         margin = -y * x                       # (broadcast to the loss's shape)
         g = margin.sigmoid() * _scale_grad(grad, ctx.reduction, margin.numel())
-        return (-y * g).sum_to_size(x.shape), None
+        return (-y * g).sum_to_size(x.shape)
 
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
@@ -176,7 +176,8 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Optional[bool]
     if target.requires_grad and grad_mode.is_grad_enabled():  # (PyTorch's kernel has no target gradient)
         raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument "
                            "'target'. This input cannot have requires_grad True.")
-    return SoftMarginLoss.apply(input, target, reduction=_get_reduction(reduction, size_average, reduce))
+    # the target as a keyword: it is no input of PyTorch's node, so no ``(None, 0)`` edge for it
+    return SoftMarginLoss.apply(input, y=target, reduction=_get_reduction(reduction, size_average, reduce))
 
 
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
@@ -248,7 +249,7 @@ class MultiMarginLoss(Function):
         if weight is not None:
             g = g * weight[y.reshape(-1)].reshape(-1, 1)
         slope = slope * g
-        return slope - is_right * slope.sum(1, keepdim=True), None
+        return slope - is_right * slope.sum(1, keepdim=True)
 
 
 def _arange_like(x: Tensor) -> Tensor:
@@ -282,7 +283,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     if labels.size and (labels.min() < 0 or labels.max() >= c):
         raise RuntimeError("target out of range")
     shape = tuple(target.shape) if input.ndim < 2 else (n,)
-    return MultiMarginLoss.apply(x, y.reshape(-1), p=p, margin=float(margin), weight=weight, reduction=reduction,
+    # the target as a keyword: it is no input of PyTorch's node, so no ``(None, 0)`` edge for it
+    return MultiMarginLoss.apply(x, y=y.reshape(-1), p=p, margin=float(margin), weight=weight, reduction=reduction,
                                  shape=shape)
 
 
@@ -315,7 +317,7 @@ class MultilabelMarginLoss(Function):
     def backward(ctx, grad: Tensor) -> tuple:
         reduction, _ = ctx.options
         g = _scale_grad(grad, reduction, ctx.pattern.shape[0]).reshape(-1, 1)
-        return ctx.pattern * g, None, None, None
+        return ctx.pattern * g
 
 
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Optional[bool] = None,
@@ -342,4 +344,6 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Optional
     consts = [Tensor._make(x._backend.xp.asarray(a), x._device)
               for a in (np.where(valid, labels, 0), valid.astype(x._dtype._np), is_target.astype(x._dtype._np))]
     shape = () if input.ndim < 2 else (n,)
-    return MultilabelMarginLoss.apply(x, *consts, reduction=reduction, shape=shape)
+    labels, valid, is_target = consts  # keywords: the node's one input is x, as PyTorch's is
+    return MultilabelMarginLoss.apply(x, labels=labels, valid=valid, is_target=is_target, reduction=reduction,
+                                      shape=shape)

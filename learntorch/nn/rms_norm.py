@@ -15,6 +15,7 @@ from typing import Optional, Sequence, Union
 
 from .. import dtypes
 from ..ops.common import check_same_device
+from ..ops.pointwise import AddScalar
 from ..tensor import Tensor
 from ..type_info import finfo
 
@@ -53,6 +54,6 @@ def rms_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight:
     if eps is None:
         eps = finfo(x.dtype).eps
     dims = tuple(range(-len(shape), 0))
-    inv_rms = x.pow(2).mean(dims, keepdim=True).add(eps).rsqrt()
+    inv_rms = AddScalar.apply(x.pow(2).mean(dims, keepdim=True), eps).rsqrt()  # (AddBackward1, as PyTorch's)
     result = x.mul(inv_rms).type_as(input)
     return result.mul(weight) if weight is not None else result

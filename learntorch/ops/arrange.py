@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import autocast_state, dtypes
 from ..autograd.function import Function
+from ..device import CPU
 from ..tensor import Tensor, _wrap_dim
 from .autocast import float32_precision
 from .common import infer_size, new_result, numpy_aliases
@@ -206,10 +207,22 @@ def repeat_interleave(input: Tensor, repeats: Union[int, Tensor], dim: Optional[
 
 
 @numpy_aliases
-def diff(input: Tensor, n: int = 1, dim: int = -1) -> Tensor:
-    """Differences of neighbours along ``dim``, ``n`` times."""
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = None,
+         append: Optional[Tensor] = None) -> Tensor:
+    """Differences of neighbours along ``dim``, ``n`` times (``x[1:] - x[:-1]``; for bools ``!=``).
+
+    ``prepend``/``append`` are joined to ``input`` along ``dim`` first (``diff(x, prepend=zeros(1))``
+    keeps the length); once nothing is left to subtract the result is simply empty."""
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
     out = input
+    if prepend is not None or append is not None:
+        out = cat([t for t in (prepend, input, append) if t is not None], dim)
     for _ in range(n):
+        if out.shape[dim] == 0:
+            break
         length = out.shape[dim] - 1
         out = out.narrow(dim, 1, length) - out.narrow(dim, 0, length) if out.dtype is not dtypes.bool else \
             out.narrow(dim, 1, length) ^ out.narrow(dim, 0, length)
@@ -496,11 +509,40 @@ def _sumproduct_pair(a: Tensor, b: Tensor, summed: list[int]) -> Tensor:
     return product.permute(*[order.index(d) for d in range(rank)])
 
 
+def _einsum_from_sublists(args: tuple) -> tuple[str, tuple]:
+    """``einsum(op0, sub0, op1, sub1, ..., [out])`` as an equation and its operands: each sublist
+    is a list of ints in ``[0, 52)`` (read as the letters a-z, A-Z) and ``...`` (Ellipsis), so
+    ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` is ``einsum("ab,bc->ac", a, b)``."""
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def text(sublist: Any) -> str:
+        out = []
+        for item in sublist:
+            if item is Ellipsis:
+                out.append("...")
+            elif isinstance(item, int) and 0 <= item < len(letters):
+                out.append(letters[item])
+            else:
+                raise ValueError("einsum(): expected subscript to be within the range [0, 52), but got "
+                                 f"{item}" if isinstance(item, int) else
+                                 "einsum(): expected subscripts list to contain integers or Ellipsis")
+        return "".join(out)
+
+    operands = args[0::2][:len(args) // 2]
+    subscripts = [text(sub) for sub in args[1::2][:len(args) // 2]]
+    equation = ",".join(subscripts)
+    if len(args) % 2:  # a trailing sublist: the output's
+        equation += "->" + text(args[-1])
+    return equation, tuple(operands)
+
+
 def einsum(equation: str, *operands: Any) -> Tensor:
     """``einsum("ij,jk->ik", a, b)``: multiply the operands, summing the letters absent from the output.
 
     ``'...'`` stands for the dimensions no letter names (they broadcast); a letter repeated in one
     operand takes a diagonal.  Built from differentiable operations, as in PyTorch (see above)."""
+    if not isinstance(equation, str):  # the sublist form: einsum(a, [0, 1], b, [1, 2], [0, 2])
+        equation, operands = _einsum_from_sublists((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     if not operands:
@@ -671,4 +713,50 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     return stack(columns, 1)
 
 
-__all__ += ["cartesian_prod", "combinations"]
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The inputs placed along the diagonal of one matrix, zeros elsewhere (``torch.block_diag``).
+
+    A 0-d input counts as 1×1 and a 1-d one as a single row; the result has the inputs' common
+    dtype.  Built from ``cat`` of zero-padded rows, so gradients flow back to every block."""
+    blocks = []
+    for k, t in enumerate(tensors):
+        if t.dim() > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {k} has "
+                               f"{t.dim()} dimensions")
+        blocks.append(t.reshape(1, 1) if t.dim() == 0 else t.reshape(1, -1) if t.dim() == 1 else t)
+    if not blocks:
+        return Tensor._zeros((1, 0), dtypes.get_default_dtype(), CPU)
+    dt = blocks[0].dtype
+    for b in blocks[1:]:
+        dt = dtypes.promote_types(dt, b.dtype)
+    width = sum(b.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        r, c = b.shape
+        b = b.to(dt)
+        rows.append(cat([b.new_zeros(r, left), b, b.new_zeros(r, width - left - c)], 1))
+        left += c
+    return cat(rows, 0)
+
+
+def _triangle_indices(row: int, col: int, offset: int, lower: bool, dtype: Any, device: Any) -> Tensor:
+    rows, cols = np.nonzero(np.tri(row, col, offset, dtype=bool) if lower else ~np.tri(row, col, offset - 1, dtype=bool))
+    dt = dtypes.int64 if dtype is None else dtypes.from_any(dtype)
+    out = Tensor._make(np.stack([rows, cols]).reshape(2, -1).astype(dt._np), CPU)
+    return out if device is None else out.to(device)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
+                 layout: Any = None) -> Tensor:
+    """The coordinates (a 2×N tensor: rows, then columns) of the lower triangle of a ``row × col``
+    matrix, row by row; ``offset`` moves the diagonal up (>0) or down (<0), as in ``tril``."""
+    return _triangle_indices(row, col, offset, True, dtype, device)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
+                 layout: Any = None) -> Tensor:
+    """The coordinates of the upper triangle of a ``row × col`` matrix (see :func:`tril_indices`)."""
+    return _triangle_indices(row, col, offset, False, dtype, device)
+
+
+__all__ += ["cartesian_prod", "combinations", "block_diag", "tril_indices", "triu_indices"]

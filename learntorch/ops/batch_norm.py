@@ -34,6 +34,7 @@ class BatchNorm(Function):
     towards the batch's mean and *unbiased* variance by ``momentum``."""
 
     _backward_name = "NativeBatchNormBackward0"
+    _none_edges = True  # no weight/bias: still inputs of the node, ``(None, 0)`` as in PyTorch
 
     @staticmethod
     def forward(ctx, x: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Any = None,

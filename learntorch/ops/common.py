@@ -138,6 +138,15 @@ def new_result(data: Any, like: Tensor) -> Tensor:
     return Tensor._make(data, like._device)
 
 
+def row_major(xp: Any, data: Any) -> Any:
+    """``data`` stored row-major: a copy only when it is not.  For the operations whose PyTorch
+    kernels write a fresh contiguous result whatever the input's layout (softmax, layer_norm,
+    masked_fill), where NumPy would keep a transposed input's layout; what follows them (a
+    dropout mask, drawn in memory order) then meets the layout it meets in PyTorch."""
+    flags = getattr(data, "flags", None)  # (the array-API stand-in has no layout)
+    return data if flags is None or flags.c_contiguous else xp.ascontiguousarray(data)
+
+
 def wrap_dims(dim: Union[int, Sequence[int], None], ndim: int) -> Optional[tuple[int, ...]]:
     """Normalise ``dim`` (int, tuple, or None for all) to sorted non-negative axes."""
     if dim is None:

@@ -45,7 +45,7 @@ from ..autograd.function import Function
 from .common import c_type_name, check_same_device, new_result
 from .formula import differentiable_backward
 from .padding import pad
-from ..tensor import Tensor
+from ..tensor import Tensor, channels_last_of, laid_out
 
 __all__ = ["conv2d", "pair", "ntuple", "Convolution", "ConvolutionTranspose"]
 
@@ -207,6 +207,13 @@ def _batch_and_space(t: Tensor) -> tuple:
     return (0,) + tuple(range(2, t.dim()))
 
 
+def _in_layout_of(out: Tensor, x: Tensor, weight: Tensor) -> Tensor:
+    """``out``, laid out channels-last when the input or the weight is (PyTorch's convolutions keep
+    a model converted with ``.to(memory_format=torch.channels_last)`` in that layout)."""
+    fmt = channels_last_of(x, weight)
+    return out if fmt is None else new_result(laid_out(out, fmt), x)
+
+
 class Convolution(Function):
     """``conv2d`` as im2col + tensordot; ``groups`` split the channels into independent convolutions.
 
@@ -228,7 +235,7 @@ class Convolution(Function):
         ctx.cols, ctx.weight, ctx.x_shape = cols, weight, image.shape
         ctx.save_for_backward(x, weight)
         ctx.args = (stride, padding, dilation, groups)
-        return new_result(_signal(out, x.ndim).astype(x._data.dtype, copy=False), x)
+        return _in_layout_of(new_result(_signal(out, x.ndim).astype(x._data.dtype, copy=False), x), x, weight)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
@@ -359,7 +366,8 @@ class ConvolutionTranspose(Function):
             out = out + bias._data.reshape(_bias_shape(out))
         ctx.save_for_backward(x, weight)
         ctx.args = (stride, padding, dilation, groups)
-        return new_result(xp.ascontiguousarray(_signal(out, x.ndim)).astype(x._data.dtype, copy=False), x)
+        return _in_layout_of(new_result(xp.ascontiguousarray(_signal(out, x.ndim)).astype(x._data.dtype, copy=False),
+                                        x), x, weight)
 
     @staticmethod
     def backward(ctx, h: Tensor) -> tuple:

@@ -6,10 +6,7 @@ The mask is drawn from the CPU generator exactly as PyTorch's kernel draws it
 """
 from __future__ import annotations
 
-from .. import dtypes
-from ..arrays import transfer
-from ..device import CPU
-from ..random import default_generator
+from .. import dtypes, random
 from ..tensor import Tensor
 
 __all__ = ["dropout"]
@@ -30,7 +27,17 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input.mul_(zero) if inplace else input * zero
     if not input.is_floating_point():
         raise RuntimeError(f"result type Float can't be cast to the desired output type {dtypes.type_name(input.dtype)}")
-    mask = default_generator.bernoulli(1 - p, tuple(input.shape), input._dtype._np)
-    noise = mask / (1 - p)  # in the input's dtype, as PyTorch's noise.div_(1 - p)
-    noise = Tensor._make(transfer(noise, CPU, input._device), input._device)
+    noise = keep_mask(input, 1 - p).div_(1 - p)  # in the input's dtype, as PyTorch's noise.div_(1 - p)
     return input.mul_(noise) if inplace else input * noise
+
+
+def keep_mask(input: Tensor, keep: float) -> Tensor:
+    """PyTorch's ``empty_like(input).bernoulli_(keep)``: 1 with probability ``keep``, else 0.
+
+    ``empty_like`` keeps the strides of a densely stored ``input`` and ``bernoulli_`` draws
+    in memory order, so on a transposed input (a ``batch_first`` Transformer's activations)
+    the mask is the transposed mask of the same input stored the other way round -- PyTorch's
+    mask, which drawing in index order would not give."""
+    noise = Tensor._make(input._backend.xp.empty_like(input._data), input._device)  # (NumPy's rule is PyTorch's)
+    random.fill_in_memory_order(noise, lambda shape: random.default_generator.bernoulli(keep, shape, noise.dtype._np))
+    return noise

@@ -363,10 +363,12 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     """``scatter`` that *combines* instead of overwriting: every ``src[i][j]`` (for ``dim=1``) is
     reduced into ``out[i][index[i][j]]`` with ``reduce`` (``'sum'``, ``'prod'``, ``'mean'``,
     ``'amax'``, ``'amin'``), together with ``input``'s own value unless ``include_self=False``."""
+    # PyTorch also takes the undocumented spellings "max"/"min" for amax/amin
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
     if reduce not in _REDUCTIONS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
-    if index.dtype is not dtypes.int64:
-        raise RuntimeError("scatter_reduce(): Expected dtype int64 for index")
+    if index.dtype not in (dtypes.int64, dtypes.int32):  # int32 indices are accepted too
+        raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
     if src.dtype is not input.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if max(index.ndim, 1) != max(input.ndim, 1) or max(src.ndim, 1) != max(input.ndim, 1):

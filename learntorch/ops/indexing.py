@@ -23,8 +23,8 @@ from ..autograd.function import Function
 from ..arrays import to_numpy, transfer
 from ..device import CPU
 from ..tensor import Tensor, _wrap_dim
-from .common import c_type_name, check_same_device, infer_size, new_result, sum_to
-from .inplace import inplace
+from .common import c_type_name, check_same_device, infer_size, new_result, row_major, sum_to
+from .inplace import inplace, refresh_views
 from .shape import expand
 
 __all__ = ["getitem", "setitem", "index_select", "gather", "masked_fill", "nonzero", "scatter_into_zeros",
@@ -447,6 +447,7 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
         inplace(x, assigned)
         return
     node.apply(x, value, key=key)
+    refresh_views(x._base if x._base is not None else x)  # views of x now read its new history
 
 
 class IndexPutAdvanced(IndexPut):
@@ -492,6 +493,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) ->
 
 
 class Gather(Function):
+    """``out = input[..., index, ...]`` along ``dim``.  The index goes to ``apply`` as a keyword:
+    an integer tensor is no input of PyTorch's node, so it must not be an edge (``(None, 0)``)."""
+
     _backward_name = "GatherBackward0"
 
     @staticmethod
@@ -518,7 +522,7 @@ class Gather(Function):
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
         (index,) = ctx.saved_tensors
-        return scatter_into_zeros(grad, ctx.shape, ctx.dim, index), None, None
+        return scatter_into_zeros(grad, ctx.shape, ctx.dim, index), None
 
 
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -534,7 +538,7 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
             if i != d and (index.shape[i] if index.ndim else 1) > (input.shape[i] if input.ndim else 1):
                 raise RuntimeError(f"Size does not match at dimension {i} expected index {list(index.shape)} to "
                                    f"be no larger than self {list(input.shape)} apart from dimension {d}")
-    return Gather.apply(input, d, index)
+    return Gather.apply(input, d, index=index)
 
 
 def scatter_into_zeros(grad: Tensor, shape: tuple, dim: int, index: Tensor) -> Tensor:
@@ -589,21 +593,34 @@ def _scatter_into_zeros(grad: Tensor, shape: tuple, dim: int, index: Tensor) -> 
 
 
 class MaskedFill(Function):
+    """``value`` where ``mask`` holds, else ``x``.  The mask goes to ``apply`` as a keyword: a
+    bool tensor is no input of PyTorch's node, so it must not be an edge.  A number ``value``
+    is no input either (``MaskedFillBackward0``, one edge); a tensor one is
+    (:class:`MaskedFillTensor`), and gets the gradient of the places it filled."""
+
     _backward_name = "MaskedFillBackward0"
 
     @staticmethod
-    def forward(ctx, x: Tensor, mask: Tensor, value: Any) -> Tensor:
+    def forward(ctx, x: Tensor, value: Any, mask: Tensor = None) -> Tensor:
         xp = x._backend.xp
         fill = value._data if isinstance(value, Tensor) else value
         ctx.save_for_backward(mask)
         data = xp.where(mask._data, xp.asarray(fill, dtype=x._data.dtype, device=x._backend.native_device)
                         if not x._backend.is_numpy else x._data.dtype.type(fill), x._data)
-        return new_result(data, x)
+        return new_result(row_major(xp, data), x)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
         (mask,) = ctx.saved_tensors
-        return grad.masked_fill(mask, 0.0), None, None
+        gx = grad.masked_fill(mask, 0.0) if ctx.needs_input_grad[0] else None
+        gv = None
+        if ctx.needs_input_grad[1]:  # a tensor value: the sum of the gradient where it was written
+            gv = grad.masked_fill(mask.logical_not(), 0.0).sum()
+        return gx, gv
+
+
+class MaskedFillTensor(MaskedFill):
+    _backward_name = "MaskedFillBackward1"
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
@@ -619,7 +636,8 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     check_same_device(input, mask)
     if not input._dtype.is_floating_point:
         value = dtypes.check_scalar_fits(value, input._dtype)
-    return MaskedFill.apply(input, mask, value)
+    fill = MaskedFillTensor if isinstance(value, Tensor) else MaskedFill
+    return fill.apply(input, value, mask=mask)
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:

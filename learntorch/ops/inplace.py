@@ -12,8 +12,8 @@ One function, :func:`inplace`, does it for every in-place operation:
    change rewrites the *base*'s history instead (:class:`CopySlices`).
 
 It lives with the ops, below the method table: the ops themselves (indexing's
-``setitem``, the activations' ``inplace=True``, ``scatter_``) need it, as do
-``creation`` and the random fills (:func:`fill_from_host`).
+``setitem``, the activations' ``inplace=True``, ``scatter_``) need it, as does ``creation``.
+(The random fills write their numbers with ``random.fill_from_host``.)
 """
 from __future__ import annotations
 
@@ -21,12 +21,10 @@ from typing import Any, Callable
 
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from ..arrays import transfer
-from ..device import CPU
 from ..dtypes import SCALAR_NAMES
 from ..tensor import Tensor
 
-__all__ = ["inplace", "fill_from_host", "CopySlices"]
+__all__ = ["inplace", "CopySlices"]
 
 
 def inplace(self: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
@@ -54,7 +52,89 @@ def inplace(self: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) 
     self._version_counter[0] += 1
     if recorded:
         self._set_history(result.grad_fn, result._output_nr)
+    refresh_views(self._base if self._base is not None else self)
     return self
+
+
+def refresh_views(base: Tensor) -> None:
+    """After an in-place change to ``base`` (or to any view of it), give every live view of it
+    that records gradients a new ``grad_fn`` read off ``base``'s *current* history.
+
+    Without this, ``k = h[:2]; h.mul_(3); k.sum().backward()`` would send the gradient through
+    ``h``'s old history (missing the ``* 3``).  PyTorch does the same, lazily: a view whose
+    version is behind gets ``AsStridedBackward0`` (the view as a window of strides and offset on
+    its base's memory), which is also the name it then prints.  Views of NumPy arrays only (the
+    window is read from their memory addresses); others keep the history they had.
+
+    Only views of a base *with* history are remembered (``Tensor._view_of``): a leaf that
+    requires grad changes in place only under ``no_grad`` (an optimizer's step), and the
+    gradient of a view of a leaf does not depend on the leaf's values, so its old history
+    (``TBackward0`` of ``W.t()`` in every ``nn.Linear``) still gives the right gradient."""
+    views = base.__dict__.get("_live_views")
+    if not views or not base._backend.is_numpy:
+        return
+    if base.grad_fn is None and not base._requires_grad:
+        return
+    with grad_mode.enable_grad():
+        for ref in list(views):
+            view = ref()
+            if view is not None and view._requires_grad:
+                fresh = AsStridedView.apply(base, view=view)
+                view._set_history(fresh.grad_fn, 0)
+
+
+class AsStridedView(Function):
+    """A view seen again as a window on its base's memory (PyTorch's ``AsStridedBackward0``).
+
+    Forward: the base elements the view covers, found by memory position (a view's element at
+    index ``i`` lives at ``offset + Σ i_d·stride_d``).  Backward: the view's gradient added into
+    zeros of the base's shape at those elements (``index_add``, so overlapping windows, as of an
+    ``expand``, add up)."""
+
+    _backward_name = "AsStridedBackward0"
+
+    @staticmethod
+    def forward(ctx, base: Tensor, view: Tensor = None) -> Tensor:
+        ctx.elements = _covered_elements(base._data, view._data).reshape(-1)
+        ctx.base_shape = tuple(base.shape)
+        return Tensor._make(view._data, view._device)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        index = Tensor._make(ctx.elements, grad.device)
+        flat = grad.new_zeros(_numel(ctx.base_shape))
+        return flat.index_add(0, index, grad.reshape(-1)).reshape(ctx.base_shape)
+
+
+def _numel(shape: tuple) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _memory_positions(array: Any) -> Any:
+    """Each element's memory position (in elements) relative to the array's first byte."""
+    import numpy as np
+    pos = np.zeros(array.shape, dtype=np.int64)
+    for d, (n, st) in enumerate(zip(array.shape, array.strides)):
+        shape = [1] * array.ndim
+        shape[d] = n
+        pos = pos + (np.arange(n, dtype=np.int64) * (st // array.itemsize)).reshape(shape)
+    return pos
+
+
+def _covered_elements(base: Any, view: Any) -> Any:
+    """For each element of ``view``, the flat (row-major) index of the ``base`` element at the
+    same memory position."""
+    import numpy as np
+    base_pos = _memory_positions(base).reshape(-1)
+    offset = (view.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // base.itemsize
+    view_pos = _memory_positions(view) + offset
+    low = min(int(base_pos.min(initial=0)), int(view_pos.min(initial=0)))
+    lookup = np.full(max(int(base_pos.max(initial=0)), int(view_pos.max(initial=0))) - low + 1, -1, dtype=np.int64)
+    lookup[base_pos - low] = np.arange(base_pos.size, dtype=np.int64)
+    return lookup[view_pos - low]
 
 
 def _keep_original_self(self: Tensor, node: Any) -> None:
@@ -84,6 +164,7 @@ def _inplace_on_view(view: Tensor, result: Tensor) -> Tensor:
     CopySlices.apply(base, result, view_fn=view._view_fn)
     fresh = view._view_fn(base)
     view._set_history(fresh.grad_fn, fresh._output_nr)
+    refresh_views(base)  # (as PyTorch: the view itself, too, is then an AsStridedBackward0 window)
     return view
 
 
@@ -110,11 +191,3 @@ class CopySlices(Function):
         return grad_base, ctx.view_fn(grad).clone()
 
 
-def fill_from_host(self: Tensor, host: Any) -> Tensor:
-    """Write host (NumPy) numbers into ``self``'s memory, on its device: the random
-    in-place fills (``uniform_``, ``normal_``, ``bernoulli_`` …) draw on the host
-    generator, as PyTorch's CPU generator does, and land here."""
-    self._check_inplace()
-    self._data[...] = transfer(host, CPU, self._device)
-    self._version_counter[0] += 1
-    return self

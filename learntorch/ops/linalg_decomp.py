@@ -143,6 +143,16 @@ def slogdet(A: Tensor) -> Any:
     return slogdet_result(*Slogdet.apply(A))
 
 
+_plain_slogdet_result = _named("slogdet", "sign logabsdet")
+
+
+def torch_slogdet(A: Tensor) -> Any:
+    """``torch.slogdet`` / ``Tensor.slogdet``: the same pair as ``torch.linalg.slogdet``, but PyTorch
+    names its result type ``torch.return_types.slogdet`` (the linalg one is ``linalg_slogdet``),
+    which shows when the result is printed."""
+    return _plain_slogdet_result(*slogdet(A))
+
+
 # ----------------------------------------------------------------------------- solving
 class Solve(Function):
     _backward_name = "LinalgSolveExBackward0"

@@ -505,7 +505,7 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
         return addmm(bias, input, weight.t())
     if input.ndim == 1:
         if bias is None:
-            return input.unsqueeze(0).mm(weight.t()).squeeze(0)
+            return input.unsqueeze(0).mm(weight.t()).squeeze_(0)  # in place, as PyTorch (SqueezeBackward4)
         return addmm(bias, input.unsqueeze(0), weight.t()).view(weight.shape[0])
     if input.ndim == 0:
         raise RuntimeError("both arguments to linear need to be at least 1D, but they are 0D and 2D")

@@ -8,6 +8,7 @@ input's shape (``sum_to``), and casts it back to the input's dtype.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Optional
 
 import numpy as np
@@ -19,7 +20,7 @@ from ..autograd.function import Function
 from ..device import device
 from ..arrays import for_device, transfer
 from ..tensor import Tensor, _parse_to
-from .common import binary_operands, infer_size, new_result, sum_to
+from .common import binary_operands, c_type_name, infer_size, new_result, sum_to
 
 __all__ = ["add", "sub", "rsub", "mul", "div", "rdiv", "neg", "pow", "rpow", "exp", "log", "sqrt", "abs",
            "sin", "cos", "tanh", "sigmoid", "relu", "clamp", "reciprocal", "maximum", "minimum", "where",
@@ -107,6 +108,14 @@ class Sub(Function):
                 _grad_for(_scaled(grad, -ctx.alpha), mb) if ctx.needs_input_grad[1] else None)
 
 
+class AddScalar(Add):
+    """``tensor + number`` as PyTorch's own functions compute it inside (``rms_norm``'s ``+ eps``):
+    the same maths as :class:`Add`, shown as ``AddBackward1`` with the one edge of the tensor
+    (from Python, ``x + 1`` is ``AddBackward0``: the number becomes a tensor, an edge to nothing)."""
+    _backward_name = "AddBackward1"
+    _scalar_edges = False
+
+
 class Rsub(Function):
     """``number - tensor``."""
     _backward_name = "RsubBackward1"
@@ -147,6 +156,13 @@ class Mul(Function):
         b, a = ctx.saved_tensors
         return (_grad_for(_times(grad, b), ma) if ctx.needs_input_grad[0] else None,
                 _grad_for(_times(grad, a), mb) if ctx.needs_input_grad[1] else None)
+
+
+class MulScalar(Mul):
+    """``tensor * number`` as PyTorch's own functions compute it inside (label smoothing's
+    weights): :class:`Mul`'s maths, shown as ``MulBackward1`` with the one edge of the tensor."""
+    _backward_name = "MulBackward1"
+    _scalar_edges = False
 
 
 class Div(Function):
@@ -310,6 +326,7 @@ def _min_max_backward(ctx: Any, grad: Tensor, greater: bool) -> tuple:
 
 class Where(Function):
     _backward_name = "WhereBackward0"
+    _scalar_edges = True  # where(c, x, 0.0): PyTorch makes the number a tensor, an input with edge (None, 0)
 
     @staticmethod
     def forward(ctx, a: Any, b: Any, condition: Tensor = None) -> Tensor:
@@ -414,9 +431,19 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     With only a condition, the indices where it holds (as ``nonzero(as_tuple=True)``)."""
     if input is None and other is None:
         return condition.nonzero(as_tuple=True)  # (the method: indexing.nonzero, above this module)
+    if input is None or other is None:  # where(c, x): PyTorch has no such form
+        given = "Tensor, Tensor" if input is not None else "Tensor, other=Tensor"
+        raise TypeError(f"where() received an invalid combination of arguments - got ({given}), but expected one "
+                        "of:\n * (Tensor condition)\n * (Tensor condition, Tensor input, Tensor other, *, Tensor out "
+                        "= None)\n * (Tensor condition, Number self, Tensor other)\n * (Tensor condition, Tensor "
+                        "input, Number other)\n * (Tensor condition, Number self, Number other)\n")
+    if isinstance(condition, Tensor) and condition._dtype is dtypes.uint8:  # the old mask type: still taken
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
+                      "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=2)
+        condition = condition != 0
     if not isinstance(condition, Tensor) or condition._dtype is not dtypes.bool:
-        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
-                           f"{getattr(condition, 'dtype', type(condition).__name__)}")
+        kind = dtypes.type_name(condition._dtype) if isinstance(condition, Tensor) else type(condition).__name__
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {kind}")
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):  # where(c, 1., 0.): two numbers
         input = Tensor._make(condition._backend.asarray(input, dtypes._scalar_dtype(input)), condition._device)
     elif isinstance(other, int) and isinstance(input, Tensor) and not input._dtype.is_floating_point:
@@ -710,6 +737,7 @@ class ClampTensor(Function):
     where ``x > hi`` or where ``hi < lo``.  Each gradient is summed back to its own shape."""
 
     _backward_name = "ClampBackward0"
+    _none_edges = True  # a bound not given: still an input of the node, ``(None, 0)`` as in PyTorch
 
     @staticmethod
     def forward(ctx, x: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
@@ -745,10 +773,12 @@ class ClampTensor(Function):
 
 class ClampMinTensor(ClampTensor):
     _backward_name = "ClampMinBackward1"
+    _none_edges = False  # PyTorch's clamp_min has no max input: the None passed for it is no edge
 
 
 class ClampMaxTensor(ClampTensor):
     _backward_name = "ClampMaxBackward1"
+    _none_edges = False  # (and clamp_max no min input)
 
 
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002
@@ -909,7 +939,12 @@ def _check_integer_division(name: str, dt: dtypes.dtype, xa: Any, xb: Any) -> No
 
 
 def remainder(input: Tensor, other: Any) -> Tensor:
-    """Python's ``%``: ``a - floor(a / b)·b``, the sign following the divisor (``fmod``'s follows the dividend)."""
+    """Python's ``%``: ``a - floor(a / b)·b``, the sign following the divisor (``fmod``'s follows the dividend).
+
+    ``input`` may be a number when ``other`` is a tensor (``torch.remainder(-1.5, t)``, as PyTorch
+    allows; it is then a 0-d tensor of the number's default dtype, which promotes the same way)."""
+    if not isinstance(input, Tensor) and isinstance(other, Tensor):
+        input = Tensor._make(other._backend.asarray(input, dtypes._scalar_dtype(input)), other._device)
     return (Remainder if isinstance(other, Tensor) else RemainderScalar).apply(input, other)
 
 
@@ -1065,9 +1100,61 @@ def _require_tensors(name: str, input: Any, other: Any) -> None:
 
 
 @computes_in_float32
+def _lerp_kernel(xp: Any, start: Any, end: Any, weight: Any) -> Any:
+    """PyTorch's two-sided formula: from ``start`` for small weights, from ``end`` for large ones,
+    so that ``weight == 1`` gives ``end`` exactly (``start + 1·(end - start)`` may not)."""
+    diff = end - start
+    return xp.where(xp.abs(weight) < 0.5, start + weight * diff, end - diff * (1 - weight))
+
+
+class Lerp(Function):
+    """``lerp(start, end, weight)`` with a number ``weight``: ∂/∂start = 1 - w, ∂/∂end = w."""
+    _backward_name = "LerpBackward0"
+
+    @staticmethod
+    def forward(ctx, start: Tensor, end: Tensor, weight: Any = 0.5) -> Tensor:
+        xp = start._backend.xp
+        np_dt = start._backend.dtype(start._dtype)
+        w = weight._data if isinstance(weight, Tensor) else xp.asarray(weight, dtype=np_dt)
+        with np.errstate(all="ignore"):
+            out = xp.astype(xp.asarray(_lerp_kernel(xp, start._data, end._data, w)), np_dt)
+        ctx.metas = (_meta(start), _meta(end), _meta(weight))
+        ctx.weight = weight
+        if isinstance(weight, Tensor):
+            ctx.save_for_backward(start, end, weight)
+        return new_result(out, start)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        ms, me, mw = ctx.metas
+        w = ctx.weight
+        g_w = None
+        if isinstance(w, Tensor):
+            start, end, w = ctx.saved_tensors
+            if ctx.needs_input_grad[2]:
+                g_w = _grad_for(grad * (end - start), mw)
+        g_start = _grad_for(grad * (1 - w), ms) if ctx.needs_input_grad[0] else None
+        g_end = _grad_for(grad * w, me) if ctx.needs_input_grad[1] else None
+        return (g_start, g_end, g_w) if isinstance(ctx.weight, Tensor) else (g_start, g_end)
+
+
+class LerpTensorWeight(Lerp):
+    """``lerp`` with a tensor ``weight`` (also differentiated: ∂/∂w = end - start)."""
+    _backward_name = "LerpBackward1"
+
+
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
-    """``input + weight·(end - input)``: linear interpolation."""
-    return input + weight * (end - input)
+    """``input + weight·(end - input)``: linear interpolation (as PyTorch computes it, see
+    :func:`_lerp_kernel`).  ``end`` and a tensor ``weight`` must have ``input``'s dtype."""
+    for name, other in (("end", end), ("weight", weight)):
+        if isinstance(other, Tensor) and other._dtype is not input._dtype:
+            raise RuntimeError(f"expected dtype {c_type_name(input._dtype)} for `{name}` but got dtype "
+                               f"{c_type_name(other._dtype)}")
+    if isinstance(weight, Tensor):
+        infer_size(infer_size(input.shape, end.shape), weight.shape)  # (PyTorch's error if they do not broadcast)
+        return LerpTensorWeight.apply(input, end, weight)
+    infer_size(input.shape, end.shape)
+    return Lerp.apply(input, end, weight=weight)
 
 
 def frac(input: Tensor) -> Tensor:
@@ -1116,9 +1203,11 @@ class Fmod(Function):
 
 
 class FmodScalar(Fmod):
-    """``fmod`` by a Python number: PyTorch names this node ``FmodBackward0``."""
+    """``fmod`` by a Python number: PyTorch names this node ``FmodBackward0``, and the number is
+    no input of it (no ``(None, 0)`` edge)."""
 
     _backward_name = "FmodBackward0"
+    _scalar_edges = False
 
 
 def fmod(input: Tensor, other: Any) -> Tensor:
@@ -1142,9 +1231,11 @@ class Remainder(Function):
 
 
 class RemainderScalar(Remainder):
-    """``remainder`` (``x % 2``) by a Python number: PyTorch names this node ``RemainderBackward0``."""
+    """``remainder`` (``x % 2``) by a Python number: PyTorch names this node ``RemainderBackward0``,
+    and the number is no input of it (no ``(None, 0)`` edge)."""
 
     _backward_name = "RemainderBackward0"
+    _scalar_edges = False
 
 
 class Hypot(Function):
@@ -1205,7 +1296,8 @@ def _shift(name: str, input: Tensor, other: Any) -> Tensor:
     xa, xb, dt = binary_operands(input, other)
     if dt.is_floating_point or dt is dtypes.bool:
         kind = dtypes.type_name(dt)
-        raise NotImplementedError(f'"{name}_cpu" not implemented for \'{kind}\'')
+        kernel = "lshift" if name == "bitwise_left_shift" else "rshift"  # PyTorch's kernel names
+        raise NotImplementedError(f'"{kernel}_cpu" not implemented for \'{kind}\'')
     return _nondiff(input, getattr(input._backend.xp, name)(xa, xb))
 
 

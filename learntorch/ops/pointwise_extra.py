@@ -420,6 +420,50 @@ def xlogy(input: Any, other: Any) -> Tensor:
     return cls.apply(input, other)
 
 
+def _xlog1py_kernel(xp: Any, a: Any, b: Any) -> Any:
+    """``a·log(1 + b)``, 0 where a = 0 (unless b is NaN), as :func:`_xlogy_kernel`."""
+    out = a * xp.log1p(b)
+    return xp.where((a == 0) & ~xp.isnan(b), 0, out)
+
+
+def _xlog1py_grads(ctx: Any, grad: Tensor, a: Any, b: Any, out: Tensor) -> tuple:
+    """∂/∂a = log1p(b) (0 where a = 0 and b ≤ -1), ∂/∂b = a / (1 + b)."""
+    ga = gb = None
+    if isinstance(a, Tensor):
+        ga = xlog1py(grad, b)
+        if isinstance(b, Tensor):
+            ga = pointwise.where((a == 0) & (b <= -1), 0.0, ga)
+        elif b <= -1:
+            ga = pointwise.where(a == 0, 0.0, ga)
+    if isinstance(b, Tensor):
+        gb = grad * a / (b + 1)
+    return ga, gb
+
+
+class Xlog1py(_Binary):
+    _backward_name = "SpecialXlog1PyBackward0"
+    kernel = staticmethod(_xlog1py_kernel)
+    grads = staticmethod(_xlog1py_grads)
+
+
+class Xlog1pyScalarSelf(Xlog1py):
+    _backward_name = "SpecialXlog1PyBackward1"
+
+
+class Xlog1pyScalarOther(Xlog1py):
+    _backward_name = "SpecialXlog1PyBackward2"
+
+
+def xlog1py(input: Any, other: Any) -> Tensor:
+    """``input * log1p(other)``, 0 where ``input`` is 0 (``torch.special.xlog1py``): the
+    ``xlogy`` of ``1 + other``, accurate for small ``other``."""
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError("special_xlog1py() received an invalid combination of arguments: neither is a Tensor")
+    cls = Xlog1py if isinstance(input, Tensor) and isinstance(other, Tensor) else \
+        Xlog1pyScalarOther if isinstance(input, Tensor) else Xlog1pyScalarSelf
+    return cls.apply(input, other)
+
+
 class Copysign(_Binary):
     """``|a|`` with the sign of ``b`` (-0.0 counts as negative).  ∂/∂a = ±1 (0 at a = 0);
     ∂/∂b = 0 (a tensor of zeros, as in PyTorch)."""
@@ -497,7 +541,7 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     _need_tensor("heaviside", input, "input", 1)
     _need_tensor("heaviside", values, "values")
     if input._dtype is not values._dtype:
-        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes")
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return Heaviside.apply(input, values)
 
 

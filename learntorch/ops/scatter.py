@@ -44,8 +44,10 @@ def _check_in_range(idx: np.ndarray, size: int, dim: int) -> None:
 
 
 def _check(input: Tensor, dim: int, index: Tensor, name: str) -> None:
-    if index.dtype is not dtypes.int64:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    # PyTorch accepts int32 indices as well as int64, and names every scatter variant "scatter()"
+    # in the message (scatter_add and scatter_reduce share one kernel check)
+    if index.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
     if max(index.dim(), 1) != max(input.dim(), 1):  # PyTorch counts a 0-d tensor as 1-d here
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
 
@@ -79,6 +81,8 @@ class Scatter(Function):
 
 
 Scatter_add = type("ScatterAdd", (Scatter,), {"_backward_name": "ScatterAddBackward0"})
+# a number written (PyTorch's ``scatter.value`` overload): its own node name, the input its one edge
+ScatterValue = type("ScatterValue", (Scatter,), {"_backward_name": "ScatterBackward1"})
 
 
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
@@ -90,7 +94,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
     dim = _wrap_dim(dim, input.dim())
     if not isinstance(src, Tensor):
         value, src = (src if value is None else value), None
-        return Scatter.apply(input, dim=dim, index=index, value=value)
+        return ScatterValue.apply(input, dim=dim, index=index, value=value)
     if src.dtype is not input.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     return Scatter.apply(input, src, dim=dim, index=index)

@@ -18,7 +18,7 @@ from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
-from .common import new_result
+from .common import new_result, row_major
 
 __all__ = ["softmax", "log_softmax", "Softmax", "LogSoftmax"]
 
@@ -52,7 +52,7 @@ def _sum_keep(t: Tensor, dim: int) -> Tensor:
 
 def _forward_along(ctx, x: Tensor, dim: int, kernel: Any) -> Tensor:
     """The forward both kernels share: ``kernel`` along ``dim``; the result is what backward needs."""
-    out = new_result(_along(x, dim, kernel), x)
+    out = new_result(row_major(x._backend.xp, _along(x, dim, kernel)), x)
     ctx.save_for_backward(out)
     ctx.dim = dim
     return out

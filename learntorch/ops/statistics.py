@@ -47,10 +47,28 @@ def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> A
         if input.numel() == 0:  # PyTorch: the median of nothing is nan
             return Tensor._make(input._backend.xp.asarray(float("nan"), dtype=input._data.dtype), input._device)
         flat = input.flatten()
-        return _kth_smallest(flat, (flat.numel() + 1) // 2, 0, False)[0]
+        return _nan_wins(flat, 0, False, *_kth_smallest(flat, (flat.numel() + 1) // 2, 0, False))[0]
     dim = _wrap_dim(dim, input.dim())
     _check_nonempty_dim("median", input, dim)
-    return median_result(*_kth_smallest(input, (input.shape[dim] + 1) // 2, dim, keepdim))
+    return median_result(*_nan_wins(input, dim, keepdim,
+                                    *_kth_smallest(input, (input.shape[dim] + 1) // 2, dim, keepdim)))
+
+
+def _nan_wins(input: Tensor, dim: int, keepdim: bool, values: Tensor, indices: Tensor) -> tuple[Tensor, Tensor]:
+    """PyTorch's ``median`` propagates NaN: a slice holding one has the median NaN, at the index of
+    its first NaN (sorting alone would put the NaNs last and pick a number).  Slices without NaN
+    keep ``values``/``indices``; use ``nanmedian`` to skip NaNs instead."""
+    if not input.dtype.is_floating_point or input.dim() == 0:
+        return values, indices
+    nan = input.isnan()
+    if not bool(nan.any()):
+        return values, indices
+    has_nan = nan.any(dim, keepdim=True)
+    first_nan = nan.to(dtypes.uint8).argmax(dim, keepdim=True)
+    picked = indices if keepdim else indices.unsqueeze(dim)
+    picked = picked.where(~has_nan, first_nan)
+    chosen = input.gather(dim, picked)
+    return (chosen, picked) if keepdim else (chosen.squeeze(dim), picked.squeeze(dim))
 
 
 def _check_nonempty_dim(name: str, input: Tensor, dim: int) -> None:

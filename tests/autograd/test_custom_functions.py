@@ -148,3 +148,32 @@ def test_backward_may_be_named_vjp(torch_oracle):
 def test_backward_and_vjp_together_are_refused(torch_oracle):
     raises_both(lambda T: _vjp_function(T, True).apply(T.ones(2, requires_grad=True)).sum().backward(),
                 torch_oracle, match="Implementing both 'backward' and 'vjp'")
+
+
+def test_forward_may_return_a_number() -> None:
+    """A custom forward that returns a plain number (alone or beside a tensor) gives it back as it
+    is, as PyTorch does; the tensor outputs still get the node."""
+    class Three(lt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return 3
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class Pair(lt.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2, 5
+
+        @staticmethod
+        def backward(ctx, g, h):
+            return g * 2
+
+    x = lt.ones(2, requires_grad=True)
+    assert Three.apply(x) == 3 and Three.apply(x.detach()) == 3
+    a, b = Pair.apply(x)
+    assert b == 5 and type(a.grad_fn).__name__ == "PairBackward"
+    a.sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]

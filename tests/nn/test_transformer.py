@@ -15,8 +15,11 @@ import pytest
 import learntorch as lt
 from conftest import assert_same, raises_both, to_numpy, torch_to_lt
 
+# Warnings both libraries give for these models (asserted in test_encoder_nested_tensor_flag_and_warning and
+# the masks' tests), and torch's own notice that its nested tensors are a prototype.
 pytestmark = pytest.mark.filterwarnings("ignore:enable_nested_tensor is True",
-                                        "ignore:Support for mismatched")
+                                        "ignore:Support for mismatched",
+                                        "ignore:The PyTorch API of nested tensors is in prototype stage")
 
 RNG = np.random.default_rng(150)
 D, H, FF = 8, 2, 16

@@ -43,6 +43,7 @@ def _run(model: Any, device: str, arrays: list, **masks: Any) -> tuple:
     (lambda: lt.nn.GroupNorm(2, 4), [(2, 4, 3)], {}),
     (lambda: lt.nn.InstanceNorm1d(4, affine=True, track_running_stats=True), [(2, 4, 3)], {}),
 ], ids=["transformer", "mha", "group_norm", "instance_norm"])
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")  # PyTorch's warning too (test_transformer.py)
 def test_same_numbers_on_logical_cuda(logical_cuda: Any, make: Any, shapes: list, masks: dict) -> None:
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
