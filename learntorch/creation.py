@@ -654,7 +654,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if (probs.sum(axis=1) <= 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    if replacement:
+    # one sample per row, even with replacement, takes torch's fast path: the Gumbel-max draw below
+    if replacement and num_samples > 1:
         cum = np.cumsum(probs, axis=1, dtype=probs.dtype)
         cum = cum / cum[:, -1:]
         u = gen.uniform((n_dist, num_samples), np.float64)
@@ -714,3 +715,67 @@ def _random_(self: Tensor, from_: Any = None, to: Any = None, *, generator: Any 
     return random.fill_in_memory_order(
         self, lambda shape: gen.random_integers(int(from_), int(to), shape, self.dtype._np))
 
+
+
+# ---------------------------------------------------------------------------- strided and borrowed memory
+def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = None, layout: Any = None,
+                  device: DeviceLike = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """A new tensor with exactly these strides (in elements): its own storage, just large enough
+    for the last element the strides reach.  PyTorch leaves the values uninitialised; here they are
+    zeros.  (For a tensor laid out like another one, ``empty_like`` is the usual tool.)"""
+    size, stride = _size(tuple(size), "empty_strided"), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
+                           f"({len(stride)})")
+    _check_layout(layout, "empty_strided")
+    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
+    dev = as_device(device)
+    if dev.type != "cpu":  # the device's arrays are made by its library, in its own layout
+        return empty(size, dtype=dt, device=dev, requires_grad=requires_grad)
+    needed = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    storage = np.zeros(needed, dtype=dt._np)
+    array = np.lib.stride_tricks.as_strided(storage, shape=size, strides=tuple(s * storage.itemsize for s in stride))
+    return _finish(array, dev, requires_grad)
+
+
+def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0, requires_grad: bool = False) -> Tensor:
+    """A 1-D tensor that *shares* the memory of an object with Python's buffer protocol (a
+    ``bytearray``, an ``array.array``, a ``memoryview``): writes through either are seen by both,
+    as with ``from_numpy``.  ``offset`` is in bytes, ``count`` in elements (-1: all that fit)."""
+    try:
+        raw = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    length = raw.nbytes
+    dt = dtypes.from_any(dtype)
+    itemsize = dt.itemsize
+    if length == 0 and count in (0, -1):
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if offset < 0 or offset >= length:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
+                         f"({length} bytes) minus 1")
+    if count < 0:
+        if (length - offset) % itemsize:
+            raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} bytes) must be a "
+                             f"multiple of element size ({itemsize})")
+        count = (length - offset) // itemsize
+    elif count * itemsize > length - offset:
+        raise ValueError(f"requested buffer length ({count} * {itemsize} bytes) after offset ({offset} bytes) must "
+                         f"not be greater than actual buffer length ({length} bytes)")
+    if raw.readonly:
+        _warn_read_only_buffer()
+    array = np.frombuffer(buffer, dtype=dt._np, count=count, offset=offset)
+    return _finish(array, CPU, requires_grad)
+
+
+_READ_ONLY_WARNED = [False]
+
+
+def _warn_read_only_buffer() -> None:
+    if not _READ_ONLY_WARNED[0]:  # once per program, as PyTorch says it does
+        _READ_ONLY_WARNED[0] = True
+        warnings.warn("The given buffer is not writable, and PyTorch does not support non-writable tensors. This "
+                      "means you can write to the underlying (supposedly non-writable) buffer using the tensor. You "
+                      "may want to copy the buffer to protect its data or make it writable before converting it to a "
+                      "tensor. This type of warning will be suppressed for the rest of this program.", UserWarning,
+                      stacklevel=3)

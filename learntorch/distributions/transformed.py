@@ -1,0 +1,176 @@
+"""Distributions of transformed variables: if ``X ~ base`` then ``Y = f(X)``.
+
+Sampling is easy: sample ``X`` and apply ``f``.  The density needs the change of
+variables formula: for an invertible, differentiable ``f``,
+
+    log p_Y(y) = log p_X(f^-1(y)) - log |det df/dx|  at x = f^-1(y)
+
+(stretching space thins out the probability).  Each :class:`Transform` supplies
+``f``, ``f^-1`` and ``log |det df/dx|``.  Only elementwise transforms are here
+(``ExpTransform``, ``AffineTransform``), enough for :class:`LogNormal`:
+``exp`` of a normal.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+from ..autograd.grad_mode import no_grad
+from ..size import Size
+from ..tensor import Tensor
+from . import constraints
+from .distribution import Distribution
+from .normal import Normal
+from .utils import sum_rightmost
+
+
+class Transform:
+    """An invertible elementwise map ``y = f(x)`` with its log-Jacobian."""
+
+    domain: Any = constraints.real
+    codomain: Any = constraints.real
+    bijective = True
+
+    def __call__(self, x: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def inv(self, y: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return type(self).__name__ + "()"
+
+
+class ExpTransform(Transform):
+    """``y = exp(x)``; ``dy/dx = exp(x)``, so ``log |dy/dx| = x``."""
+
+    codomain = constraints.positive
+
+    def __call__(self, x: Tensor) -> Tensor:
+        return x.exp()
+
+    def inv(self, y: Tensor) -> Tensor:
+        return y.log()
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        return x
+
+
+class AffineTransform(Transform):
+    """``y = loc + scale * x``; ``log |dy/dx| = log |scale|`` everywhere."""
+
+    def __init__(self, loc: Any, scale: Any) -> None:
+        self.loc = loc
+        self.scale = scale
+
+    def __call__(self, x: Tensor) -> Tensor:
+        return self.loc + self.scale * x
+
+    def inv(self, y: Tensor) -> Tensor:
+        return (y - self.loc) / self.scale
+
+    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
+        if isinstance(self.scale, Tensor):
+            return self.scale.abs().log().expand(tuple(x.shape))
+        return x.new_full(tuple(x.shape), math.log(abs(self.scale)))
+
+
+class TransformedDistribution(Distribution):
+    """``TransformedDistribution(base_distribution, transforms)``: ``transforms`` applied
+    in order to a sample of the base (elementwise transforms only)."""
+
+    arg_constraints: dict = {}
+
+    def __init__(self, base_distribution: Distribution, transforms: Any,
+                 validate_args: bool | None = None) -> None:
+        self.transforms = [transforms] if isinstance(transforms, Transform) else list(transforms)
+        self.base_dist = base_distribution
+        super().__init__(base_distribution.batch_shape, base_distribution.event_shape,
+                         validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> "TransformedDistribution":
+        new = type(self).__new__(type(self)) if _instance is None else _instance
+        new.transforms = self.transforms
+        new.base_dist = self.base_dist.expand(batch_shape)
+        Distribution.__init__(new, new.base_dist.batch_shape, self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def has_rsample(self) -> bool:  # type: ignore[override]
+        return self.base_dist.has_rsample
+
+    @constraints.dependent_property
+    def support(self) -> Any:
+        return self.transforms[-1].codomain if self.transforms else self.base_dist.support
+
+    def sample(self, sample_shape: Any = Size()) -> Tensor:
+        with no_grad():
+            x = self.base_dist.sample(sample_shape)
+            for t in self.transforms:
+                x = t(x)
+            return x
+
+    def rsample(self, sample_shape: Any = Size()) -> Tensor:
+        x = self.base_dist.rsample(sample_shape)
+        for t in self.transforms:
+            x = t(x)
+        return x
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        """Walk the transforms backwards, subtracting each log-Jacobian."""
+        if self._validate_args:
+            self._validate_sample(value)
+        event_dims = len(self._event_shape)
+        total: Any = 0.0
+        y = value
+        for t in reversed(self.transforms):
+            x = t.inv(y)
+            total = total - sum_rightmost(t.log_abs_det_jacobian(x, y), event_dims)
+            y = x
+        return total + self.base_dist.log_prob(y)
+
+
+class LogNormal(TransformedDistribution):
+    """``LogNormal(loc, scale)``: ``exp(X)`` with ``X ~ Normal(loc, scale)``."""
+
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.positive
+    has_rsample = True
+
+    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
+        super().__init__(Normal(loc, scale, validate_args=validate_args), ExpTransform(),
+                         validate_args=validate_args)
+
+    def expand(self, batch_shape: Any, _instance: Any = None) -> "LogNormal":
+        return super().expand(batch_shape, _instance)
+
+    @property
+    def loc(self) -> Tensor:
+        return self.base_dist.loc
+
+    @property
+    def scale(self) -> Tensor:
+        return self.base_dist.scale
+
+    @property
+    def mean(self) -> Tensor:
+        return (self.loc + self.scale.pow(2) / 2).exp()
+
+    @property
+    def mode(self) -> Tensor:
+        return (self.loc - self.scale.pow(2)).exp()
+
+    @property
+    def variance(self) -> Tensor:
+        s2 = self.scale.pow(2)
+        return s2.expm1() * (2 * self.loc + s2).exp()
+
+    def entropy(self) -> Tensor:
+        return self.base_dist.entropy() + self.loc
+
+
+__all__: Sequence[str] = ["AffineTransform", "ExpTransform", "LogNormal", "Transform", "TransformedDistribution"]
