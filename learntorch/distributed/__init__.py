@@ -47,6 +47,24 @@ to let the other ranks report a dead rank (``-disable-auto-cleanup``) instead
 of killing them silently.  ``init_process_group`` takes rank and world size
 from MPI.
 
+Or start them from Python, as PyTorch's DDP tutorial does, with
+``torch.multiprocessing.spawn`` (``learntorch.multiprocessing``)::
+
+    def run(rank, world_size):
+        dist.init_process_group("gloo", rank=rank, world_size=world_size)
+        ...                                                     # train with DDP
+        dist.destroy_process_group()
+
+    if __name__ == "__main__":                                  # required: the children re-run this file
+        torch.multiprocessing.spawn(run, args=(2,), nprocs=2)   # python train.py
+
+``spawn`` runs the same launcher (``mpiexec``) on a small entry module that
+loads the script as ``__mp_main__``, finds ``run`` by name and calls
+``run(rank, *args)`` with its MPI rank; the parent waits, and raises
+``ProcessRaisedException`` with the child's traceback if a child fails.
+``MASTER_ADDR`` and ``MASTER_PORT`` are not needed (MPI does the rendezvous);
+a program that sets them is not disturbed.
+
 Run without a launcher (a notebook, a plain ``python train.py``),
 ``init_process_group`` makes a world of one process: every collective works
 and changes nothing, so DDP code runs unchanged.
