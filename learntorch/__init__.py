@@ -13,6 +13,8 @@ Where things live (one chapter, one part):
 """
 from __future__ import annotations
 
+import math as _math
+
 from . import dtypes as _dtypes
 from .version import __version__  # noqa: F401
 # autograd before tensor: tensor.py takes grad mode and the graph's Node from autograd's lower
@@ -76,6 +78,18 @@ from .ops.index_writes import index_copy, index_fill, index_put, index_put_, mas
 from .ops.reshaping import (diag_embed, diagflat, dsplit, hsplit, rot90, split_with_sizes, unsafe_chunk, unsafe_split,
                             unsafe_split_with_sizes, vsplit)
 from .ops.matmul import chain_matmul
+# views by strides, scatter inverses of views, index_reduce, integration, and the rest of the added API
+from .creation import empty_strided, frombuffer  # noqa: E402
+from .device import get_default_device, set_default_device  # noqa: E402
+from .legacy import set_default_tensor_type  # noqa: E402
+from .warn_always import is_warn_always_enabled, set_warn_always  # noqa: E402
+from .ops.strided import as_strided  # noqa: E402
+from .ops.view_scatter import diagonal_scatter, select_scatter, slice_scatter  # noqa: E402
+from .ops.index_reduce import index_reduce  # noqa: E402
+from .ops.integration import cumulative_trapezoid, gradient, trapezoid, trapz  # noqa: E402
+from .ops.flat_index import unravel_index  # noqa: E402
+from .ops.rsub import rsub  # noqa: E402
+from .ops.tensor_info import conj, imag, is_conj, is_neg, isreal, real, resolve_conj, resolve_neg  # noqa: E402
 from .creation import asarray
 from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .random_sampling import normal, poisson
@@ -102,8 +116,13 @@ from .compile import compile  # noqa: E402
 from .matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
 from .amp import is_autocast_enabled, get_autocast_dtype  # noqa: E402
 from . import special  # noqa: E402
+from .ops.special_ops import igamma, igammac, mvlgamma  # noqa: E402  (torch.special's gammainc, multigammaln)
+from .ops.windows import (bartlett_window, blackman_window, hamming_window, hann_window,  # noqa: E402
+                          kaiser_window)
+from . import distributions  # noqa: E402  (torch.distributions: Normal, Categorical, kl_divergence ...)
 from . import func  # noqa: E402  (torch.func: grad, vmap, jacrev ... built on the engine; torch.vmap too)
 from .func import vmap  # noqa: E402
+from . import multiprocessing  # noqa: E402  (torch.multiprocessing: Python's, plus spawn over MPI)
 from .creation import range_ as range  # noqa: E402,A001  (deprecated torch.range; warns as PyTorch does)
 from .size import broadcast_shapes  # noqa: E402
 # torch.conv2d, torch.layer_norm, torch.selu_ ...: nn.functional's ops under their native signatures
@@ -124,6 +143,13 @@ negative = neg
 swapaxes = transpose
 swapdims = transpose
 ger = outer
+row_stack = vstack
+
+pi = _math.pi
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+newaxis = None  # x[:, torch.newaxis] adds a dimension, as with None
 
 
 for _name in _METHOD_FORMS:  # torch.exp_(t), torch.detach(t) ...: the Tensor method
@@ -133,6 +159,22 @@ for _name in _METHOD_FORMS:  # torch.exp_(t), torch.detach(t) ...: the Tensor me
 def is_tensor(obj: object) -> _dtypes.builtins.bool:
     """True if ``obj`` is a learntorch tensor."""
     return isinstance(obj, Tensor)
+
+
+def typename(obj: object) -> str:
+    """A readable type name: a tensor's legacy type (``'torch.FloatTensor'``), otherwise the
+    object's module and class (``'int'`` for built-ins)."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    named = obj if isinstance(obj, type) or callable(obj) and hasattr(obj, "__qualname__") else type(obj)
+    module = getattr(named, "__module__", "") or ""
+    qualname = getattr(named, "__qualname__", type(named).__name__)
+    return qualname if module in ("", "builtins") else f"{module}.{qualname}"
+
+
+def is_storage(obj: object) -> _dtypes.builtins.bool:
+    """False: learntorch has no storage objects (a tensor's memory is its array)."""
+    return False
 
 
 def softmax(input: Tensor, dim: _dtypes.builtins.int, dtype: object = None) -> Tensor:

@@ -24,7 +24,9 @@ from .ops import (arrange, indexing, linalg_decomp, matmul, pointwise, reduction
                   statistics)
 from .ops.activations import hardshrink as _hardshrink
 from .ops import pointwise_extra, tensor_info  # (their own sections of the table: pointwise_extra.METHODS …)
+from .ops import special_ops  # (igamma, igammac, mvlgamma and their in-place forms)
 from .ops import bucketing, index_writes, reshaping, scans
+from .ops import index_reduce, python_map, strided, view_scatter
 from .ops.common import binary_operands, new_result
 from .ops.inplace import inplace
 from .tensor import (Tensor, _count_device_memory, check_memory_format, contiguous_format, format_strides,
@@ -381,6 +383,17 @@ def _resize_(self: Tensor, *sizes: Any) -> Tensor:
     return self
 
 
+def _resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
+    """``resize_`` to ``the_template``'s shape."""
+    return _resize_(self, tuple(the_template.shape))
+
+
+def _new_empty_strided(self: Tensor, size: Any, stride: Any, *, dtype: Any = None, device: Any = None,
+                       requires_grad: bool = False, **unused: Any) -> Tensor:
+    return creation.empty_strided(size, stride, dtype=dtype or self.dtype, device=device or self.device,
+                                  requires_grad=requires_grad)
+
+
 def _one_table(*sections: Any) -> dict:
     """Merge the sections of the method table; a name given twice is an error at import.
 
@@ -563,8 +576,18 @@ _SCANS_BUCKETS_INDEX_WRITES = dict(
     fill_diagonal_=reshaping.fill_diagonal_,
 )
 
+# views by strides, the scatter inverses of views, index_reduce, Python callables, vdot/ger
+_STRIDED_AND_SCATTERS = dict(
+    as_strided=strided.as_strided, new_empty_strided=_new_empty_strided, resize_as_=_resize_as_,
+    slice_scatter=view_scatter.slice_scatter, select_scatter=view_scatter.select_scatter,
+    diagonal_scatter=view_scatter.diagonal_scatter, index_reduce=index_reduce.index_reduce,
+    index_reduce_=index_reduce.index_reduce_, apply_=python_map.apply_, map_=python_map.map_,
+    vdot=matmul.vdot, ger=matmul.outer,
+)
+
 METHODS: dict[str, Any] = _one_table(_ARITHMETIC, _OPERATIONS, _CLASS_LEVEL, _NEW_TENSORS, _IN_PLACE, _OPERATORS,
                                      [(fn.__name__, fn) for fn in _SAME_AS_FUNCTION], _MORE,
-                                     pointwise_extra.METHODS, tensor_info.METHODS, _SCANS_BUCKETS_INDEX_WRITES)
+                                     pointwise_extra.METHODS, tensor_info.METHODS, _SCANS_BUCKETS_INDEX_WRITES,
+                                     _STRIDED_AND_SCATTERS, special_ops.METHODS)
 _install(Tensor, METHODS)
 

@@ -11,7 +11,7 @@ from typing import Any, Optional, Union
 
 from . import cuda
 
-__all__ = ["device", "as_device", "DeviceLike"]
+__all__ = ["device", "as_device", "DeviceLike", "get_default_device", "set_default_device"]
 
 _TYPES = ("cpu", "cuda")
 
@@ -78,10 +78,31 @@ def as_device(d: DeviceLike) -> device:
     as in PyTorch, so that two tensors can be checked for being on the same one.
     """
     if d is None:
-        return CPU
+        d = _default[0]
+        if d is CPU:  # (the common case: one comparison more than before set_default_device existed)
+            return CPU
     d = d if isinstance(d, device) else device(d)
     if d.type == "cuda":
         if d.index is None:
             d = device("cuda", cuda.current_device())
         cuda.check_index(d.index)
     return d
+
+
+# ``set_default_device``: where ``device=None`` puts new tensors.  Kept as given ('cuda' without
+# an index means the current CUDA device at each creation, as in PyTorch).
+_Device = device  # (the class, under a name that set_default_device's parameter does not hide)
+_default: list = [CPU]
+
+
+def set_default_device(device: DeviceLike) -> None:
+    """Make ``device`` the one that the creation functions (``zeros``, ``tensor``, ``randn`` …) use
+    when no ``device=`` is given; ``None`` restores the CPU.  A CUDA device is checked when a
+    tensor is made there, as in PyTorch."""
+    chosen = CPU if device is None else device if isinstance(device, _Device) else _Device(device)
+    _default[0] = CPU if chosen == CPU else chosen
+
+
+def get_default_device() -> device:
+    """The device new tensors go to when none is named (``cpu`` unless :func:`set_default_device`)."""
+    return as_device(None)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import dtypes
+from . import dtypes, warn_always
+from .device import set_default_device
 from .tensor import Tensor
 from .creation import tensor, zeros
 
-__all__ = ["FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor"]
+__all__ = ["FloatTensor", "DoubleTensor", "LongTensor", "IntTensor", "BoolTensor", "set_default_tensor_type"]
 
 
 class _LegacyMeta(type):
@@ -38,3 +39,28 @@ DoubleTensor = _legacy("DoubleTensor", dtypes.float64)
 LongTensor = _legacy("LongTensor", dtypes.int64)
 IntTensor = _legacy("IntTensor", dtypes.int32)
 BoolTensor = _legacy("BoolTensor", dtypes.bool)
+
+
+_DEPRECATED = ("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use torch.set_default_dtype() "
+               "and torch.set_default_device() as alternatives.")
+
+
+def set_default_tensor_type(t: Any) -> None:
+    """The old way to say both the default dtype and device at once (deprecated: PyTorch warns,
+    and so does this).  ``t`` is a legacy class (``torch.DoubleTensor``) or its name
+    (``'torch.FloatTensor'``, ``'torch.cuda.FloatTensor'``); only floating-point types."""
+    warn_always.warn_once(_DEPRECATED, UserWarning, stacklevel=2)
+    on_cuda = False
+    if isinstance(t, str):
+        module, _, name = t.rpartition(".")
+        if module not in ("torch", "torch.cuda", "learntorch", "learntorch.cuda"):
+            raise ModuleNotFoundError(f"No module named '{module}'")
+        on_cuda = module.endswith("cuda")
+        found = globals().get(name)
+        if not isinstance(found, _LegacyMeta):
+            raise AttributeError(f"module '{module}' has no attribute '{name}'")
+        t = found
+    if not isinstance(t, _LegacyMeta):
+        raise TypeError("invalid type object: only floating-point types are supported as the default type")
+    dtypes.set_default_dtype(t._dtype)  # (TypeError for an integer type, in PyTorch's words)
+    set_default_device("cuda" if on_cuda else "cpu")

@@ -1,22 +1,23 @@
 """``torch.special``: the special functions under their SciPy-like names.
 
-All are other names of operations learntorch already has (``expit`` is ``sigmoid``,
+Many are other names of operations learntorch already has (``expit`` is ``sigmoid``,
 ``gammaln`` is ``lgamma``, ``psi`` is ``digamma``), so the numbers, dtypes and ``grad_fn``
-names are those of the one implementation.  Functions PyTorch has here that learntorch does
-not (``entr``, ``ndtr``, ``multigammaln``, ``i1``, ``zeta``, the Bessel functions ...) are
-absent rather than composed of other ops: a composite would show other ``grad_fn`` names
-(PyTorch's ``ndtr`` graph uses the Scalar overloads, ``MulBackward1``, that learntorch lacks).
+names are those of the one implementation.  The others (``ndtr``, ``erfcx``, ``zeta``,
+``gammainc``, the Bessel functions, the orthogonal polynomials …) are in ops/special_ops.py,
+on the kernels of ops/special_gamma.py, ops/special_bessel.py and ops/special_polynomials.py.
 """
 from __future__ import annotations
 
 from typing import Any
 
-from .ops import pointwise, pointwise_extra, reduction, softmax as _softmax
+from .ops import pointwise, pointwise_extra, reduction, softmax as _softmax, special_ops
 from .ops.arrange import erf
 from .tensor import Tensor
 
-__all__ = ["erf", "erfc", "erfinv", "expit", "logit", "xlogy", "xlog1py", "gammaln", "digamma", "psi", "polygamma", "i0",
-           "sinc", "softmax", "log_softmax", "logsumexp", "expm1", "exp2", "log1p", "round"]
+__all__ = ["erf", "erfc", "erfinv", "expit", "logit", "xlogy", "xlog1py", "gammaln", "digamma", "psi", "polygamma",
+           "i0", "sinc", "softmax", "log_softmax", "logsumexp", "expm1", "exp2", "log1p", "round",
+           "ndtr", "ndtri", "log_ndtr", "erfcx", "entr", "i0e", "i1", "i1e", "zeta", "gammainc", "gammaincc",
+           "multigammaln", *special_ops.NONDIFFERENTIABLE]
 
 erfc = pointwise_extra.erfc
 erfinv = pointwise_extra.erfinv
@@ -33,6 +34,19 @@ logsumexp = reduction.logsumexp
 expm1 = pointwise.expm1
 exp2 = pointwise.exp2
 log1p = pointwise.log1p
+ndtr = special_ops.ndtr
+ndtri = special_ops.ndtri
+log_ndtr = special_ops.log_ndtr
+erfcx = special_ops.erfcx
+entr = special_ops.entr
+i0e = special_ops.i0e
+i1 = special_ops.i1
+i1e = special_ops.i1e
+zeta = special_ops.zeta
+gammainc = special_ops.gammainc
+gammaincc = special_ops.gammaincc
+multigammaln = special_ops.multigammaln
+globals().update(special_ops.NONDIFFERENTIABLE)  # bessel_j0 … airy_ai, chebyshev_polynomial_t … legendre_...
 
 
 def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:

@@ -24,7 +24,7 @@ from ..autograd.function import Function
 from ..dtypes import SCALAR_NAMES
 from ..tensor import Tensor
 
-__all__ = ["inplace", "CopySlices"]
+__all__ = ["inplace", "CopySlices", "covered_elements"]
 
 
 def inplace(self: Tensor, fn: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Tensor:
@@ -135,6 +135,9 @@ def _covered_elements(base: Any, view: Any) -> Any:
     lookup = np.full(max(int(base_pos.max(initial=0)), int(view_pos.max(initial=0))) - low + 1, -1, dtype=np.int64)
     lookup[base_pos - low] = np.arange(base_pos.size, dtype=np.int64)
     return lookup[view_pos - low]
+
+
+covered_elements = _covered_elements  # (ops/strided.py: as_strided's backward maps memory the same way)
 
 
 def _keep_original_self(self: Tensor, node: Any) -> None:

@@ -233,7 +233,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     return Bmm.apply(input, mat2)
 
 
-def dot(input: Tensor, tensor: Tensor) -> Tensor:
+def dot(input: Tensor, tensor: Tensor, _node: Any = None) -> Tensor:
     """Inner product of two 1-D tensors (the notes' ``a*b`` is element-wise, not this)."""
     if input.ndim != 1 or tensor.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D tensors")
@@ -245,7 +245,7 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_short(input)} and "
                            f"{_short(tensor)}")
     check_same_device(input, tensor)
-    return Dot.apply(input, tensor)
+    return (_node or Dot).apply(input, tensor)
 
 
 def _short(t: Tensor) -> str:
@@ -408,9 +408,14 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
     return tensordot(input, other, ([-1], [-1]))
 
 
+class Vdot(Dot):
+    """``vdot``: :class:`Dot` under PyTorch's own node name (for real numbers there is no conjugate)."""
+    _backward_name = "VdotBackward0"
+
+
 def vdot(input: Tensor, other: Tensor) -> Tensor:
-    """``dot`` (for real numbers there is no conjugate to take)."""
-    return dot(input, other)
+    """``dot`` with the first vector conjugated (for real numbers there is no conjugate to take)."""
+    return dot(input, other, _node=Vdot)
 
 
 def kron(input: Tensor, other: Tensor) -> Tensor:

@@ -381,24 +381,28 @@ def _xlogy_kernel(xp: Any, a: Any, b: Any) -> Any:
     return xp.where((a == 0) & ~xp.isnan(b), 0, out)
 
 
-def _xlogy_grads(ctx: Any, grad: Tensor, a: Any, b: Any, out: Tensor) -> tuple:
-    """∂/∂a = log(b) (0 where a = 0 and b ≤ 0: PyTorch's choice), ∂/∂b = a / b."""
-    ga = gb = None
-    if isinstance(a, Tensor):
-        ga = xlogy(grad, b)
+def _x_times_log_grads(log_of: Callable[[Any, Any], Tensor], pole: float) -> Callable:
+    """The gradients of ``a·log(b - pole)`` (``xlogy``: pole 0; ``xlog1py``: pole -1), whose
+    forward is ``log_of(a, b)``: ∂/∂a = ``log_of(grad, b)``, but 0 where a = 0 and b ≤ pole
+    (PyTorch's choice, matching the forward's 0 there); ∂/∂b = a / (b - pole)."""
+    def grads(ctx: Any, grad: Tensor, a: Any, b: Any, out: Tensor) -> tuple:
+        ga = gb = None
+        if isinstance(a, Tensor):
+            ga = log_of(grad, b)
+            if isinstance(b, Tensor):
+                ga = pointwise.where((a == 0) & (b <= pole), 0.0, ga)
+            elif b <= pole:
+                ga = pointwise.where(a == 0, 0.0, ga)
         if isinstance(b, Tensor):
-            ga = pointwise.where((a == 0) & (b <= 0), 0.0, ga)
-        elif b <= 0:
-            ga = pointwise.where(a == 0, 0.0, ga)
-    if isinstance(b, Tensor):
-        gb = grad * a / b
-    return ga, gb
+            gb = grad * a / (b if pole == 0 else b - pole)
+        return ga, gb
+    return grads
 
 
 class Xlogy(_Binary):
     _backward_name = "XlogyBackward0"
     kernel = staticmethod(_xlogy_kernel)
-    grads = staticmethod(_xlogy_grads)
+    grads = staticmethod(_x_times_log_grads(lambda a, b: xlogy(a, b), 0))
 
 
 class XlogyScalarSelf(Xlogy):
@@ -426,24 +430,10 @@ def _xlog1py_kernel(xp: Any, a: Any, b: Any) -> Any:
     return xp.where((a == 0) & ~xp.isnan(b), 0, out)
 
 
-def _xlog1py_grads(ctx: Any, grad: Tensor, a: Any, b: Any, out: Tensor) -> tuple:
-    """∂/∂a = log1p(b) (0 where a = 0 and b ≤ -1), ∂/∂b = a / (1 + b)."""
-    ga = gb = None
-    if isinstance(a, Tensor):
-        ga = xlog1py(grad, b)
-        if isinstance(b, Tensor):
-            ga = pointwise.where((a == 0) & (b <= -1), 0.0, ga)
-        elif b <= -1:
-            ga = pointwise.where(a == 0, 0.0, ga)
-    if isinstance(b, Tensor):
-        gb = grad * a / (b + 1)
-    return ga, gb
-
-
 class Xlog1py(_Binary):
     _backward_name = "SpecialXlog1PyBackward0"
     kernel = staticmethod(_xlog1py_kernel)
-    grads = staticmethod(_xlog1py_grads)
+    grads = staticmethod(_x_times_log_grads(lambda a, b: xlog1py(a, b), -1))
 
 
 class Xlog1pyScalarSelf(Xlog1py):

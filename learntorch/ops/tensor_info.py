@@ -12,12 +12,12 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from .. import dtypes
+from .. import cuda, dtypes
 from ..size import Size
-from ..tensor import Tensor
+from ..tensor import Tensor, channels_last, contiguous_format
 from . import shape
 
-__all__ = ["METHODS"]
+__all__ = ["METHODS", "conj", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "real", "imag", "isreal"]
 
 
 def _H(self: Tensor) -> Tensor:
@@ -107,11 +107,89 @@ def _no(self: Tensor) -> bool:
     return False
 
 
+# the same answers as functions (``torch.conj(x)``, ``torch.real(x)`` …): for a real tensor,
+# the tensor itself, or "no"; ``imag`` is PyTorch's error
+def conj(input: Tensor) -> Tensor:
+    """The complex conjugate: a real tensor is its own (the same object, as in PyTorch)."""
+    return input
+
+
+resolve_conj = resolve_neg = real = conj
+is_conj = is_neg = _no
+imag = _imag
+
+
+def isreal(input: Tensor) -> Tensor:
+    """Which elements have no imaginary part: every element of a real tensor (a bool tensor)."""
+    xp = input._backend.xp
+    return Tensor._make(xp.ones(tuple(input.shape), dtype=xp.bool, device=input._backend.native_device),
+                        input._device)
+
+
+def _pin_memory(self: Tensor, device: Any = None) -> Tensor:
+    """A copy in page-locked host memory, which a GPU can copy from asynchronously.  That needs a
+    GPU: without one PyTorch refuses, and so does learntorch.  With one, the copy is a CPU tensor
+    marked pinned (NumPy memory is ordinary memory: the mark is what :func:`_is_pinned` reports)."""
+    if not cuda.is_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    if self._device.type != "cpu":
+        raise RuntimeError(f"cannot pin '{self.type()}' only dense CPU tensors can be pinned")
+    if self.__dict__.get("_pinned"):
+        return self
+    out = self.clone()
+    out._pinned = True
+    return out
+
+
+def _is_pinned(self: Tensor, device: Any = None) -> bool:
+    return bool(self.__dict__.get("_pinned", False))
+
+
+def _to_dense(self: Tensor, dtype: Any = None, *, masked_grad: Any = None) -> Tensor:
+    """Every learntorch tensor is already dense (strided): itself (or cast to ``dtype``)."""
+    return self if dtype is None else self.to(dtype)
+
+
+def _should_swap(t: Tensor, a: int, b: int) -> int:
+    """Is dimension ``a`` laid out outside ``b`` (1), inside it (-1), or can't tell (0)?"""
+    sa, sb = t.stride(a), t.stride(b)
+    if sa == 0 or sb == 0:
+        return 0
+    if sa != sb:
+        return -1 if sa < sb else 1
+    return 1 if t.shape[a] > t.shape[b] else 0
+
+
+def _dim_order(self: Tensor, *, ambiguity_check: Any = False) -> tuple:
+    """The dimensions from outermost to innermost in memory (``(0, 2, 3, 1)`` for NHWC).  Dimensions
+    whose order the strides do not decide keep their own order; ``ambiguity_check`` (True, or a list
+    of memory formats) asks that exactly one memory format describe the tensor."""
+    if ambiguity_check is not False:
+        formats = [contiguous_format, channels_last] if ambiguity_check is True else list(ambiguity_check)
+        matches = sum(1 for f in formats if (f is contiguous_format or self.ndim == 4)
+                      and self.is_contiguous(memory_format=f))
+        if matches != 1:
+            raise RuntimeError("The tensor does not have unique dim order, or cannot map to exact one of the given "
+                               "memory formats.")
+    perm = list(reversed(range(self.ndim)))  # innermost first, sorted by insertion
+    for i in range(1, self.ndim):
+        j = i
+        for k in reversed(range(i)):
+            order = _should_swap(self, perm[k], perm[j])
+            if order > 0:
+                perm[k], perm[j] = perm[j], perm[k]
+                j = k
+            elif order < 0:
+                break
+    return tuple(reversed(perm))
+
+
 # The questions about storage kinds learntorch does not have (sparse, quantized, meta, nested,
-# MKL-DNN, pinned memory, a lazy conjugate or negative): always "no", as for a dense CPU tensor.
+# MKL-DNN, a lazy conjugate or negative): always "no", as for a dense CPU tensor (pinned: see _pin_memory).
 _FLAGS: dict[str, Any] = dict(
     is_sparse=property(_no), is_sparse_csr=property(_no), is_quantized=property(_no), is_meta=property(_no),
-    is_nested=property(_no), is_mkldnn=property(_no), is_conj=_no, is_neg=_no, is_pinned=_no,
+    is_nested=property(_no), is_mkldnn=property(_no), is_conj=_no, is_neg=_no, is_pinned=_is_pinned,
+    pin_memory=_pin_memory, to_dense=_to_dense, dim_order=_dim_order, isreal=isreal,
     conj=_itself, resolve_conj=_itself, resolve_neg=_itself, real=property(_itself), imag=property(_imag),
 )
 

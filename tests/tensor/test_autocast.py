@@ -54,6 +54,16 @@ def _cases(T):
     }
 
 
+# PyTorch's answers for the cases its CPU build cannot run everywhere: its bfloat16
+# LSTM goes through oneDNN, which on CPUs without the needed instructions raises
+# "could not create a primitive descriptor". Recorded from torch 2.13.0 on a CPU
+# where it ran, and used only when the oracle raises that error.
+_TORCH_WHERE_ONEDNN_CANNOT = {
+    "lstm": ("bfloat16", "MkldnnRnnLayerBackward0"),
+    "lstm_c": ("bfloat16", "StackBackward0"),
+}
+
+
 @pytest.mark.parametrize("name", list(_cases(lt)))
 def test_result_dtype_and_node_like_torch(torch_oracle, name):
     def run(T):
@@ -61,7 +71,13 @@ def test_result_dtype_and_node_like_torch(torch_oracle, name):
         with T.autocast("cpu"):
             y = f()
         return str(y.dtype).split(".")[-1], y.grad_fn.name() if y.grad_fn is not None else None
-    assert run(lt) == run(torch_oracle)
+    try:
+        expected = run(torch_oracle)
+    except RuntimeError as e:
+        if name not in _TORCH_WHERE_ONEDNN_CANNOT or "primitive descriptor" not in str(e):
+            raise
+        expected = _TORCH_WHERE_ONEDNN_CANNOT[name]
+    assert run(lt) == expected
 
 
 def _training(T):
