@@ -22,11 +22,13 @@ on the previous hidden state ``h``; each weight matrix stacks its gates):
 
       i, f, o = σ(…), g = tanh(…)    c' = f ⊙ c + i ⊙ g    h' = o ⊙ tanh(c')
 
-Everything is composed from Tensor operations, so autograd differentiates it
-(backpropagation through time).  One trick for speed: the input part
-``W_ih x + b_ih`` does not depend on ``h``, so it is computed for *all* time
-steps with one matrix product per layer and direction; only ``W_hh h`` runs
-inside the loop over time.
+Step by step (``_run_direction``), everything is composed from Tensor operations,
+so autograd differentiates it (backpropagation through time).  One trick for
+speed: the input part ``W_ih x + b_ih`` does not depend on ``h``, so it is computed
+for *all* time steps with one matrix product per layer and direction; only
+``W_hh h`` runs inside the loop over time.  A GRU or LSTM layer on the CPU goes
+further, as PyTorch's kernels do: each direction of a layer is one operation
+whose backward is BPTT written out (``ops/rnn_layer.py``, ``_run_layer``).
 
 Packed input
 ------------
@@ -49,6 +51,7 @@ from ...autograd.grad_mode import no_grad
 from ...ops.autocast import lower_precision, without_autocast
 from ...ops.matmul import addmm
 from ...ops.rnn_cells import gru_cell, lstm_cell, lstm_cell_state, lstm_layer_output
+from ...ops.rnn_layer import recurrent_layer
 from ...ops.shape import cat, stack
 from ...tensor import Tensor
 from ..parameter import Parameter
@@ -179,6 +182,20 @@ def _run_direction(cell: Any, x: Tensor, sizes: list, state0: tuple, weights: di
         outs.reverse()
         final = state
     return outs, final
+
+
+def _run_layer(x: Tensor, sizes: list, state0: tuple, weights: dict, reverse: bool, padded: bool) -> tuple:
+    """:func:`_run_direction` for a GRU or LSTM, as one operation over all the steps
+    (``ops/rnn_layer.py``): the input part for every step at once, then the recurrence.
+    Returns the direction's whole output (packed rows, or (L, N, H) when ``padded``) and
+    its final state."""
+    proj = x.matmul(weights["weight_ih"].t())
+    if weights.get("bias_ih") is not None:
+        proj = proj + weights["bias_ih"]
+    c0 = state0[1] if len(state0) == 2 else None
+    out, *final = recurrent_layer(proj, state0[0], c0, weights["weight_hh"], weights.get("bias_hh"), sizes,
+                                  reverse, padded)
+    return out, tuple(final)
 
 
 def _dropout(x: Tensor, p: float) -> Tensor:
@@ -344,14 +361,22 @@ class RNNBase(Module):
         direction k % dirs's parameters by name (``weight_ih``, ``bias_hh`` ...)."""
         cell = _CELLS[self.mode]
         num_directions = 2 if self.bidirectional else 1
+        # GRU and LSTM layers on NumPy in float32/float64 run each direction as one operation
+        # (ops/rnn_layer.py, as PyTorch's CPU kernels do); the others step by step, below.
+        whole_layer = (self.mode in ("GRU", "LSTM") and self.proj_size == 0 and x._backend.is_numpy
+                       and x.dtype in (dtypes.float32, dtypes.float64))
         finals = []
         for layer in range(self.num_layers):
             outs = []
             for direction in range(num_directions):
                 k = layer * num_directions + direction
-                steps, final = _run_direction(cell, x, sizes, states[k], weights[k], self.hidden_size,
-                                              reverse=direction == 1)
-                outs.append(self._join_steps(steps, padded))
+                if whole_layer:
+                    out, final = _run_layer(x, sizes, states[k], weights[k], reverse=direction == 1, padded=padded)
+                else:
+                    steps, final = _run_direction(cell, x, sizes, states[k], weights[k], self.hidden_size,
+                                                  reverse=direction == 1)
+                    out = self._join_steps(steps, padded)
+                outs.append(out)
                 finals.append(final)
             y = cat(outs, outs[0].dim() - 1) if num_directions == 2 else outs[0]
             if self.dropout != 0 and self.training and layer < self.num_layers - 1:
