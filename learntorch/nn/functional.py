@@ -169,36 +169,52 @@ def _gelu_parts(xp: Any, a: Any, approximate: str, order: int) -> Any:
         if order == 1:
             return 0.5 * (1.0 + erf_array(xp, a * _SQRT1_2)) + a * pdf
         return pdf * (2.0 - a * a)
-    # u = β·(x + κ·x³), GELU = ½x·(1 + tanh u).  Written in place, one buffer per quantity, in
-    # the same order of operations as the textbook form (so the same numbers): on a transformer's
-    # (B·T, 4d) activations a fresh temporary per step costs more than the arithmetic.
+    # u = β·(x + κ·x³), GELU = ½x·(1 + tanh u).
+    t = _gelu_tanh_t(xp, a)
+    if order == 0:
+        t += 1.0
+        t *= a * 0.5
+        return t                                    # ½x·(1 + t)
+    if order == 1:
+        return _gelu_tanh_slope(a, t)
+    du = _gelu_tanh_du(a)
+    d2u = 6.0 * _GELU_BETA * _GELU_KAPPA * a
+    return (1.0 - t * t) * (du + 0.5 * a * (d2u - 2.0 * t * du * du))
+
+
+# The tanh form, written in place, one buffer per quantity, in the same order of operations as
+# the textbook form (so the same numbers): on a transformer's (B·T, 4d) activations a fresh
+# temporary per step costs more than the arithmetic.
+def _gelu_tanh_t(xp: Any, a: Any) -> Any:
+    """``t = tanh(u)``, ``u = β·(x + κ·x³)``: what the tanh form and its derivative share, and its
+    costly part (a tanh per element), so the forward keeps it for the backward."""
     u = a * _GELU_KAPPA
     u *= a
     u *= a
     u += a
     u *= _GELU_BETA
-    t = xp.tanh(u)
-    half_x = a * 0.5
-    if order == 0:
-        t += 1.0
-        t *= half_x
-        return t                                    # ½x·(1 + t)
+    return xp.tanh(u)
+
+
+def _gelu_tanh_du(a: Any) -> Any:
     du = a * (3.0 * _GELU_KAPPA)
     du *= a
     du += 1.0
-    du *= _GELU_BETA                                # u' = β·(1 + 3κx²)
-    if order == 1:
-        sech2 = t * t
-        sech2 *= -1.0
-        sech2 += 1.0                                # 1 - t²
-        sech2 *= half_x
-        sech2 *= du
-        t += 1.0
-        t *= 0.5
-        t += sech2
-        return t                                    # ½(1 + t) + ½x·(1 - t²)·u'
-    d2u = 6.0 * _GELU_BETA * _GELU_KAPPA * a
-    return (1.0 - t * t) * (du + 0.5 * a * (d2u - 2.0 * t * du * du))
+    du *= _GELU_BETA
+    return du                                       # u' = β·(1 + 3κx²)
+
+
+def _gelu_tanh_slope(a: Any, t: Any) -> Any:
+    """GELU'(x) of the tanh form, ``½(1 + t) + ½x·(1 - t²)·u'``, from ``t`` (left unchanged)."""
+    sech2 = t * t
+    sech2 *= -1.0
+    sech2 += 1.0                                    # 1 - t²
+    sech2 *= a * 0.5
+    sech2 *= _gelu_tanh_du(a)
+    slope = t + 1.0
+    slope *= 0.5
+    slope += sech2
+    return slope
 
 
 def _on_float(x: Tensor, fn: Any) -> Any:
@@ -222,7 +238,7 @@ class Gelu(Function):
     def forward(ctx, x: Tensor, approximate: str = "none") -> Tensor:
         ctx.save_for_backward(x)
         ctx.approximate = approximate
-        ctx.cdf = None
+        ctx.cdf = ctx.tanh_u = None
         if approximate == "none" and x._dtype is not dtypes.float16:
             xp = x._backend.xp
             cdf = erf_array(xp, x._data * _SQRT1_2)
@@ -230,6 +246,11 @@ class Gelu(Function):
             cdf *= 0.5                                  # Φ(x) = (1 + erf(x/√2)) / 2
             ctx.cdf = cdf
             return new_result(cdf * x._data, x)
+        if approximate == "tanh" and x._dtype is not dtypes.float16:
+            t = ctx.tanh_u = _gelu_tanh_t(x._backend.xp, x._data)
+            out = t + 1.0
+            out *= x._data * 0.5
+            return new_result(out, x)                   # ½x·(1 + t)
         return new_result(_on_float(x, lambda xp, a: _gelu_parts(xp, a, approximate, 0)), x)
 
     @staticmethod
@@ -239,6 +260,8 @@ class Gelu(Function):
             xp, a = x._backend.xp, x._data
             pdf = xp.exp(-0.5 * a * a) * _INV_SQRT_2PI
             return new_result(grad._data * (ctx.cdf + a * pdf), grad), None
+        if ctx.tanh_u is not None and not grad_mode._state.enabled:
+            return new_result(grad._data * _gelu_tanh_slope(x._data, ctx.tanh_u), grad), None
         return GeluDerivative.apply(grad, x, ctx.approximate), None
 
 
