@@ -155,6 +155,21 @@ class IntegerInterval(Interval):
         return (value % 1 == 0) & super().check(value)
 
 
+class IntegerGreaterThan(Constraint):
+    """Whole numbers from ``lower_bound`` up (Poisson counts, Geometric failures)."""
+
+    is_discrete = True
+
+    def __init__(self, lower_bound: Any) -> None:
+        self.lower_bound = lower_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value % 1 == 0) & (value >= self.lower_bound)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(lower_bound={self.lower_bound})"
+
+
 class Simplex(Constraint):
     """Probability vectors: no negative entry, and the entries add up to 1 (within 1e-6)."""
 
@@ -162,6 +177,22 @@ class Simplex(Constraint):
 
     def check(self, value: Tensor) -> Tensor:
         return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
+
+
+class MultinomialConstraint(Constraint):
+    """Count vectors: no negative entry, at most ``upper_bound`` in all (a Multinomial's outcomes)."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound: Any) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
+
+    def __repr__(self) -> str:
+        return "Multinomial()"
 
 
 class IndependentConstraint(Constraint):
@@ -188,6 +219,34 @@ class IndependentConstraint(Constraint):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """A mixture's support: a value must lie in its components' support (checked against
+    each component, the component dimension put back before the check)."""
+
+    def __init__(self, base_constraint: Constraint) -> None:
+        if not isinstance(base_constraint, Constraint):
+            raise AssertionError(f"base_constraint must be a Constraint, got {type(base_constraint).__name__}")
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self) -> bool:  # type: ignore[override]
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self) -> int:  # type: ignore[override]
+        return self.base_constraint.event_dim
+
+    def check(self, value: Tensor) -> Tensor:
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        keep = value.dim() - self.event_dim
+        return result.reshape(tuple(result.shape[:keep]) + (-1,)).all(-1)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.base_constraint!r})"
 
 
 class LowerCholesky(Constraint):
@@ -220,6 +279,8 @@ boolean = Boolean()
 one_hot = OneHot()
 positive = GreaterThan(0.0)
 nonnegative = GreaterThanEq(0.0)
+nonnegative_integer = IntegerGreaterThan(0)
+positive_integer = IntegerGreaterThan(1)
 unit_interval = Interval(0.0, 1.0)
 simplex = Simplex()
 real_vector = IndependentConstraint(real, 1)
@@ -231,9 +292,12 @@ less_than = LessThan
 interval = Interval
 half_open_interval = HalfOpenInterval
 integer_interval = IntegerInterval
+integer_greater_than = IntegerGreaterThan
 independent = IndependentConstraint
+multinomial = MultinomialConstraint
 
-__all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq",
-           "half_open_interval", "independent", "integer_interval", "interval", "is_dependent", "less_than",
-           "lower_cholesky", "nonnegative", "one_hot", "positive", "positive_definite", "real", "real_vector",
-           "simplex", "unit_interval"]
+__all__ = ["Constraint", "MixtureSameFamilyConstraint", "boolean", "dependent", "dependent_property",
+           "greater_than", "greater_than_eq", "half_open_interval", "independent", "integer_greater_than",
+           "integer_interval", "interval", "is_dependent", "less_than", "lower_cholesky", "multinomial",
+           "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",
+           "real", "real_vector", "simplex", "unit_interval"]

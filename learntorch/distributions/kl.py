@@ -14,7 +14,13 @@ The closed forms (all elementwise over the batch):
 * Uniform || Uniform: ``log(width_q / width_p)``, infinite unless p's interval is inside q's;
 * MultivariateNormal || MultivariateNormal:
   ``(tr(S_q^-1 S_p) + Mahalanobis_q(m_p - m_q)^2 - n + log det S_q - log det S_p) / 2``;
-* Independent || Independent: the base KLs summed over the reinterpreted dimensions.
+* Independent || Independent: the base KLs summed over the reinterpreted dimensions;
+* Gamma, Beta, Dirichlet (each with its own kind): differences of ``lgamma`` terms plus
+  ``(a_p - a_q) * digamma(a_p)`` terms, since ``E_p[log x] = digamma(a_p) - ...``;
+* Poisson, Binomial, Geometric, Exponential, Laplace, Gumbel, Cauchy, HalfNormal, Pareto (with
+  their own kind), Exponential || Gamma and Gamma || Exponential: torch's closed forms;
+* TransformedDistribution || TransformedDistribution with the same transforms: the
+  bases' KL (an invertible map changes both densities by the same Jacobian).
 """
 from __future__ import annotations
 
@@ -23,15 +29,29 @@ from typing import Any, Callable
 
 from ..ops.activations import softplus
 from ..ops.pointwise import where
+from ..ops.pointwise_extra import lgamma
 from ..linalg import solve_triangular
 from ..size import broadcast_shapes
 from ..tensor import Tensor
 from .bernoulli import Bernoulli
+from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
+from .cauchy import Cauchy
+from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .exponential import Exponential
+from .gamma import Gamma
+from .geometric import Geometric
+from .gumbel import EULER_GAMMA, Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
+from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal, half_log_det, mahalanobis_squared
 from .normal import Normal
+from .pareto import Pareto
+from .poisson import Poisson
+from .transformed import TransformedDistribution
 from .uniform import Uniform
 from .utils import sum_rightmost
 
@@ -126,3 +146,112 @@ def kl_independent_independent(p: Independent, q: Independent) -> Tensor:
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
     return sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def kl_transformed_transformed(p: TransformedDistribution, q: TransformedDistribution) -> Tensor:
+    if p.transforms != q.transforms or p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(Gamma, Gamma)
+def kl_gamma_gamma(p: Gamma, q: Gamma) -> Tensor:
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = q.concentration.lgamma() - p.concentration.lgamma()
+    t3 = (p.concentration - q.concentration) * p.concentration.digamma()
+    t4 = (q.rate - p.rate) * (p.concentration / p.rate)
+    return t1 + t2 + t3 + t4
+
+
+@register_kl(Beta, Beta)
+def kl_beta_beta(p: Beta, q: Beta) -> Tensor:
+    p1, p0, q1, q0 = p.concentration1, p.concentration0, q.concentration1, q.concentration0
+    p_sum, q_sum = p1 + p0, q1 + q0
+    t1 = q1.lgamma() + q0.lgamma() + p_sum.lgamma()
+    t2 = p1.lgamma() + p0.lgamma() + q_sum.lgamma()
+    t3 = (p1 - q1) * p1.digamma() + (p0 - q0) * p0.digamma()
+    return t1 - t2 + t3 + (q_sum - p_sum) * p_sum.digamma()
+
+
+@register_kl(Dirichlet, Dirichlet)
+def kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
+    p_sum, q_sum = p.concentration.sum(-1), q.concentration.sum(-1)
+    t1 = p_sum.lgamma() - q_sum.lgamma()
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    # E_p[log x_k] = digamma(a_k) - digamma(sum a)
+    expected_log = p.concentration.digamma() - p_sum.digamma().unsqueeze(-1)
+    return t1 - t2 + ((p.concentration - q.concentration) * expected_log).sum(-1)
+
+
+@register_kl(Poisson, Poisson)
+def kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Binomial, Binomial)
+def kl_binomial_binomial(p: Binomial, q: Binomial) -> Tensor:
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    # p can reach counts q cannot
+    return where(p.total_count > q.total_count, INF, kl)
+
+
+@register_kl(Geometric, Geometric)
+def kl_geometric_geometric(p: Geometric, q: Geometric) -> Tensor:
+    return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
+
+
+@register_kl(Exponential, Exponential)
+def kl_exponential_exponential(p: Exponential, q: Exponential) -> Tensor:
+    rate_ratio = q.rate / p.rate
+    return -rate_ratio.log() + rate_ratio - 1
+
+
+@register_kl(Exponential, Gamma)
+def kl_exponential_gamma(p: Exponential, q: Gamma) -> Tensor:
+    ratio = q.rate / p.rate
+    return (-q.concentration * ratio.log() + ratio + lgamma(q.concentration)
+            + q.concentration * EULER_GAMMA - (1 + EULER_GAMMA))
+
+
+@register_kl(Gamma, Exponential)
+def kl_gamma_exponential(p: Gamma, q: Exponential) -> Tensor:
+    return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
+
+
+@register_kl(Laplace, Laplace)
+def kl_laplace_laplace(p: Laplace, q: Laplace) -> Tensor:
+    scale_ratio = p.scale / q.scale
+    loc_abs_diff = (p.loc - q.loc).abs()
+    return -scale_ratio.log() + loc_abs_diff / q.scale + scale_ratio * (-loc_abs_diff / p.scale).exp() - 1
+
+
+@register_kl(Gumbel, Gumbel)
+def kl_gumbel_gumbel(p: Gumbel, q: Gumbel) -> Tensor:
+    ct1 = p.scale / q.scale
+    ct2 = q.loc / q.scale
+    ct3 = p.loc / q.scale
+    t1 = -ct1.log() - ct2 + ct3
+    t3 = (ct2 + (1 + ct1).lgamma() - ct3).exp()
+    return t1 + ct1 * EULER_GAMMA + t3 - (1 + EULER_GAMMA)
+
+
+@register_kl(Cauchy, Cauchy)
+def kl_cauchy_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
+    return ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log() - (4 * p.scale * q.scale).log()
+
+
+@register_kl(HalfNormal, HalfNormal)
+def kl_halfnormal_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
+    return kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Pareto, Pareto)
+def kl_pareto_pareto(p: Pareto, q: Pareto) -> Tensor:
+    scale_ratio = p.scale / q.scale
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
+    # p puts mass below q's minimum, where q has none
+    return where(p.scale < q.scale, INF, result)

@@ -5,14 +5,13 @@ variables formula: for an invertible, differentiable ``f``,
 
     log p_Y(y) = log p_X(f^-1(y)) - log |det df/dx|  at x = f^-1(y)
 
-(stretching space thins out the probability).  Each :class:`Transform` supplies
-``f``, ``f^-1`` and ``log |det df/dx|``.  Only elementwise transforms are here
-(``ExpTransform``, ``AffineTransform``), enough for :class:`LogNormal`:
-``exp`` of a normal.
+(stretching space thins out the probability).  Each :class:`~.transforms.Transform` supplies
+``f``, ``f^-1`` and ``log |det df/dx|``.  Only elementwise transforms are handled
+here, enough for :class:`LogNormal` (``exp`` of a normal) and the families built
+the same way (``Gumbel``, ``HalfNormal``).
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Sequence
 
 from ..autograd.grad_mode import no_grad
@@ -21,61 +20,8 @@ from ..tensor import Tensor
 from . import constraints
 from .distribution import Distribution
 from .normal import Normal
+from .transforms import AffineTransform, ExpTransform, Transform
 from .utils import sum_rightmost
-
-
-class Transform:
-    """An invertible elementwise map ``y = f(x)`` with its log-Jacobian."""
-
-    domain: Any = constraints.real
-    codomain: Any = constraints.real
-    bijective = True
-
-    def __call__(self, x: Tensor) -> Tensor:
-        raise NotImplementedError
-
-    def inv(self, y: Tensor) -> Tensor:
-        raise NotImplementedError
-
-    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
-        raise NotImplementedError
-
-    def __repr__(self) -> str:
-        return type(self).__name__ + "()"
-
-
-class ExpTransform(Transform):
-    """``y = exp(x)``; ``dy/dx = exp(x)``, so ``log |dy/dx| = x``."""
-
-    codomain = constraints.positive
-
-    def __call__(self, x: Tensor) -> Tensor:
-        return x.exp()
-
-    def inv(self, y: Tensor) -> Tensor:
-        return y.log()
-
-    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
-        return x
-
-
-class AffineTransform(Transform):
-    """``y = loc + scale * x``; ``log |dy/dx| = log |scale|`` everywhere."""
-
-    def __init__(self, loc: Any, scale: Any) -> None:
-        self.loc = loc
-        self.scale = scale
-
-    def __call__(self, x: Tensor) -> Tensor:
-        return self.loc + self.scale * x
-
-    def inv(self, y: Tensor) -> Tensor:
-        return (y - self.loc) / self.scale
-
-    def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
-        if isinstance(self.scale, Tensor):
-            return self.scale.abs().log().expand(tuple(x.shape))
-        return x.new_full(tuple(x.shape), math.log(abs(self.scale)))
 
 
 class TransformedDistribution(Distribution):
@@ -132,6 +78,30 @@ class TransformedDistribution(Distribution):
             total = total - sum_rightmost(t.log_abs_det_jacobian(x, y), event_dims)
             y = x
         return total + self.base_dist.log_prob(y)
+
+
+    def _monotonize_cdf(self, value: Tensor) -> Tensor:
+        """A decreasing chain (overall ``sign`` -1) turns the base CDF ``F`` into ``1 - F``."""
+        sign: Any = 1
+        for t in self.transforms:
+            sign = sign * t.sign
+        if isinstance(sign, int) and sign == 1:
+            return value
+        return sign * (value - 0.5) + 0.5
+
+    def cdf(self, value: Tensor) -> Tensor:
+        """The base CDF at ``f^-1(value)`` (for monotone transforms)."""
+        for t in reversed(self.transforms):
+            value = t.inv(value)
+        if self._validate_args:
+            self.base_dist._validate_sample(value)
+        return self._monotonize_cdf(self.base_dist.cdf(value))
+
+    def icdf(self, value: Tensor) -> Tensor:
+        value = self.base_dist.icdf(self._monotonize_cdf(value))
+        for t in self.transforms:
+            value = t(value)
+        return value
 
 
 class LogNormal(TransformedDistribution):

@@ -93,3 +93,9 @@ class lazy_parameter:
         return value
 
 
+def value_like(value: Any, like: Tensor) -> Tensor:
+    """A value to score as a tensor of ``like``'s dtype and device (a number is accepted,
+    as torch's ``as_tensor`` accepts it); a tensor passes unchanged."""
+    if isinstance(value, Tensor):
+        return value if value.dtype == like.dtype else value.to(like.dtype)
+    return tensor(value, dtype=like.dtype, device=like.device)
