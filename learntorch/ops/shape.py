@@ -288,6 +288,8 @@ class Expand(Function):
     @staticmethod
     def forward(ctx, x: Tensor, shape: tuple) -> Tensor:
         ctx.input_shape = x._data.shape
+        if x._data.shape == shape:  # nothing to repeat (matmul's batch dims often): a plain alias, without
+            return x._view_of(x._data[...])  # broadcast_to's cost and its read-only flag
         return x._view_of(x._backend.xp.broadcast_to(x._data, shape))
 
     @staticmethod
@@ -318,8 +320,6 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
             raise RuntimeError(f"The expanded size of the tensor ({want}) must match the existing size ({s}) at "
                                f"non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}]."
                                f"  Tensor sizes: [{', '.join(map(str, input.shape))}]")
-    if tuple(shape) == tuple(input.shape):
-        return Expand.apply(input, tuple(shape))
     return Expand.apply(input, tuple(shape))
 
 

@@ -1,4 +1,5 @@
-"""Three in-place updates the optimizers need: ``addcmul_``, ``addcdiv_``, ``lerp_``.
+"""The element-wise updates the optimizers need: ``addcmul_``, ``addcdiv_``, ``lerp_`` (in place)
+and Adam's denominator ``√v̂ + ε`` (``root_plus``).
 
 PyTorch has them as tensor methods, each one kernel; here each is one line of
 arithmetic, shown so that the update equations read clearly.  They run inside
@@ -72,3 +73,16 @@ def lerp_(t: Tensor, end: Tensor, weight: float) -> Tensor:
     if weight < 0.5:
         return t.add_(end.sub(t), alpha=weight)
     return t.copy_(end.sub(end.sub(t).mul(1 - weight)))
+
+
+def root_plus(v: Tensor, scale: float, eps: float) -> Tensor:
+    """``v.sqrt() / scale + eps`` as a new tensor: Adam's ``√v̂ + ε`` with ``v̂ = v / scale²``.
+    On NumPy arrays the three steps share one buffer (the same operations in the same order,
+    so the same numbers as the tensor form below)."""
+    arrays = _arrays(v)
+    if arrays is not None:
+        d = np.sqrt(arrays[0])
+        d /= scale
+        d += eps
+        return Tensor._make(d, v._device)
+    return (v.sqrt() / scale).add_(eps)

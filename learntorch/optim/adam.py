@@ -75,7 +75,7 @@ class Adam(Optimizer):
             if amsgrad:
                 max_sq = state["max_exp_avg_sq"]
                 max_sq.copy_(pointwise.maximum(max_sq, exp_avg_sq))
-                denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+                denom = _ops.root_plus(max_sq, bias_correction2_sqrt, eps)
             else:
-                denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+                denom = _ops.root_plus(exp_avg_sq, bias_correction2_sqrt, eps)  # √v̂ + ε
             _ops.addcdiv_(p, exp_avg, denom, value=-step_size)
