@@ -28,6 +28,7 @@ from .ops import special_ops  # (igamma, igammac, mvlgamma and their in-place fo
 from .ops import bucketing, index_writes, reshaping, scans
 from .ops import index_reduce, python_map, strided, view_scatter
 from .ops.common import binary_operands, new_result
+from .cuda import cupy_or_none
 from .ops.inplace import inplace
 from .tensor import (Tensor, _count_device_memory, check_memory_format, contiguous_format, format_strides,
                      laid_out, preserve_format)
@@ -144,9 +145,56 @@ def clone(input: Tensor, *, memory_format: Any = preserve_format) -> Tensor:
     order); ``memory_format=torch.channels_last`` or ``contiguous_format`` chooses one."""
     out = pointwise.clone(input)
     if memory_format is None or memory_format is preserve_format:
+        if not _dense_without_overlap(input):  # a dense copy in the input's order of dimensions
+            return _in_layout(out, _dense_in_order(input, out._data))
         return out
     check_memory_format(memory_format, "clone")
     return _in_layout(out, laid_out(out, memory_format))
+
+
+def _dense_without_overlap(t: Tensor) -> bool:
+    """Whether ``t``'s elements fill a block of memory exactly once in some order of its
+    dimensions (a transpose, a permute): then ``preserve_format`` copies keep the strides.  An
+    expanded tensor (stride 0) or a strided slice is not: see :func:`_dense_in_order`."""
+    expected = 1
+    for size, stride in sorted(((n, st) for n, st in zip(t.shape, t.stride()) if n != 1), key=lambda p: p[1]):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _dense_in_order(t: Tensor, array: Any) -> Any:
+    """``array`` (``t``'s values) copied densely, its dimensions ordered in memory as ``t``'s
+    strides order them -- PyTorch's rule for a ``preserve_format`` copy of a tensor that is not
+    dense (``x.transpose(1, 2)[:, ::2]`` clones to strides (6, 1, 2)).  A stride 0 (an
+    ``expand``) leaves the order undecided, so an expanded tensor clones row-major (NumPy's own
+    copy would give it odd strides such as (6, 1, 2))."""
+    sizes, strides = tuple(t.shape), t.stride()
+
+    def should_swap(d0: int, d1: int) -> int:
+        if strides[d0] == 0 or strides[d1] == 0:
+            return 0
+        if strides[d0] != strides[d1]:
+            return -1 if strides[d0] < strides[d1] else 1
+        return 1 if sizes[d0] > sizes[d1] else 0
+
+    perm = list(range(len(sizes)))[::-1]  # innermost first; an insertion sort that skips ties
+    for i in range(1, len(perm)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            order = should_swap(perm[d0], perm[d1])
+            if order > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif order < 0:
+                break
+    outer_first = perm[::-1]
+    lib = np if t._backend.is_numpy else cupy_or_none()
+    if lib is None or not isinstance(array, lib.ndarray):
+        return array  # the array-API stand-in for CUDA has no strides to arrange
+    dense = lib.ascontiguousarray(array.transpose(outer_first))
+    return dense.transpose(tuple(outer_first.index(d) for d in range(len(outer_first))))
 
 
 def _contiguous(self: Tensor, memory_format: Any = contiguous_format) -> Tensor:

@@ -134,6 +134,16 @@ def _to_host(data: Any) -> Any:
     return data
 
 
+def _refuse_negative_strides(array: np.ndarray) -> None:
+    """PyTorch cannot describe a NumPy array that walks memory backwards (``a[::-1]``, ``np.flip``):
+    ``from_numpy``, ``tensor`` and ``as_tensor`` all refuse it with this ValueError, and the
+    learner copies first.  (A zero stride, from ``broadcast_to``, is fine.)"""
+    if any(s < 0 for s in array.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                         "strides are not currently supported. (You can probably work around this by making a "
+                         "copy of your array  with array.copy().) ")
+
+
 def tensor(data: Any, *, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
            pin_memory: bool = False) -> Tensor:
     """A new tensor holding a **copy** of ``data`` (a number, nested lists, an array, a tensor)."""
@@ -143,6 +153,8 @@ def tensor(data: Any, *, dtype: Any = None, device: DeviceLike = None, requires_
                       "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
         dt = dtypes.from_any(dtype) if dtype is not None else data.dtype
         return _finish(np.array(to_numpy(data._data), dtype=dt._np), device or data.device, requires_grad)
+    if isinstance(data, np.ndarray):
+        _refuse_negative_strides(data)
     dt = dtypes.from_any(dtype) if dtype is not None else _infer_dtype(data)
     np_dtype = dt._np  # (bfloat16 has none: its own TypeError, before the one below)
     values = _to_host(data)
@@ -238,6 +250,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     dtypes.from_numpy_dtype(ndarray.dtype)  # TypeError for dtypes learntorch does not have
+    _refuse_negative_strides(ndarray)
     if not ndarray.flags.writeable:
         warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable "
                       "tensors. This means writing to this tensor will result in undefined behavior. You may "

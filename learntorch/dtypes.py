@@ -72,6 +72,18 @@ SCALAR_NAMES = {"float16": "Half", "float32": "Float", "float64": "Double", "int
                 "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
 
 
+# The C++ type names some PyTorch messages print for a dtype ("mask with dtype float",
+# "Input type (double) and bias type (float)", "a gradient with dtype 'long int'").
+C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                "uint8": "unsigned char", "bool": "bool"}
+
+
+def c_type_name(dt: dtype) -> str:
+    """``float`` for float32, ``long int`` for int64 ... as PyTorch's messages name C++ types."""
+    return C_TYPE_NAMES.get(dt.name, dt.name)
+
+
 def type_name(dt: dtype) -> str:
     """PyTorch's scalar-type name of ``dt`` in error messages: ``Float``, ``Long``, ``Bool`` ..."""
     return SCALAR_NAMES[dt.name]

@@ -143,7 +143,11 @@ class _Writer:
                     items = []
                     for key, value in obj.items():
                         items.append([self.encode_key(key, path), self.encode(value, f"{path}[{key!r}]")])
-                    return {"kind": kind, "items": items}
+                    node = {"kind": kind, "items": items}
+                    metadata = getattr(obj, "_metadata", None)
+                    if isinstance(metadata, dict):  # a state_dict's per-module versions, kept as PyTorch keeps them
+                        node["metadata"] = self.encode(metadata, f"{path}._metadata")
+                    return node
                 kind = {list: "list", tuple: "tuple", Size: "Size"}[type(obj)]
                 return {"kind": kind, "items": [self.encode(v, f"{path}[{i}]") for i, v in enumerate(obj)]}
             finally:
@@ -367,6 +371,8 @@ class _Reader:
                 except TypeError:
                     raise self.corrupt(f"a dict key of type {type(key).__name__}") from None
                 out[key] = self.decode(value)
+            if "metadata" in node and kind == "OrderedDict":
+                out._metadata = self.decode(node["metadata"])  # type: ignore[attr-defined]
             return out
         if kind in ("list", "tuple", "Size"):
             items = node.get("items")

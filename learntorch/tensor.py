@@ -299,6 +299,10 @@ class Tensor:
                     views[:] = [ref for ref in views if ref() is not None]
         return t
 
+    def _is_view(self) -> bool:
+        """Whether this tensor is a view of another (PyTorch's ``Tensor._is_view``)."""
+        return self._base is not None
+
     def _alias(self) -> "Tensor":
         return self._view_of(self._data)
 
@@ -484,9 +488,15 @@ class Tensor:
                                    f"size '{list(self.shape)}'. Please ensure that the gradient and the tensor are "
                                    "the same size")
             if value.dtype is not self.dtype:
-                raise RuntimeError(f"attempting to assign a gradient with dtype '{value.dtype}' to a tensor with "
-                                   f"dtype '{self.dtype}'. The gradient must match the tensor's dtype: convert it "
-                                   f"first, e.g. grad.to({self.dtype})")
+                # PyTorch 2.13's words (C++ type name, then scalar-type name); learntorch has no
+                # ``grad_dtype`` attribute to change: a gradient always has its tensor's dtype
+                raise RuntimeError(f"attempting to assign a gradient with dtype "
+                                   f"'{dtypes.c_type_name(value.dtype)}' to a tensor with grad_dtype "
+                                   f"'{dtypes.type_name(self.dtype)}'. The gradient must "
+                                   "match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+                                   "tensor's grad_dtype attribute with a specific dtype, or None to allow any "
+                                   "dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its "
+                                   "gradient may break downstream systems that assume they match.")
             if value.device != self.device:
                 raise RuntimeError("assigned grad has data located on a different device")
         self._grad = value
@@ -525,6 +535,14 @@ class Tensor:
             return handle
         return self.grad_fn.add_tensor_pre_hook(self._output_nr, hook)
 
+    @property
+    def _backward_hooks(self) -> Optional[dict]:
+        """PyTorch's name for this tensor's ``register_hook`` table (None until a hook is
+        registered); learners print it to check that a hook was added or removed."""
+        if self.grad_fn is None:
+            return self._hooks
+        return self.grad_fn._tensor_pre_hooks.get(self._output_nr) if self.grad_fn._tensor_pre_hooks else None
+
     def _gradient_edge(self) -> tuple[Optional[Node], int]:
         """Where this tensor's gradient goes: its grad_fn, or its leaf's AccumulateGrad."""
         if self.grad_fn is not None:
@@ -538,7 +556,20 @@ class Tensor:
         return acc, 0
 
     def _set_history(self, node: Node, output_nr: int) -> None:
-        """Make ``node`` this tensor's ``grad_fn`` (a new result, or an in-place op's rebase)."""
+        """Make ``node`` this tensor's ``grad_fn`` (a new result, or an in-place op's rebase).
+
+        A ``retain_grad()`` record moves with the tensor, as in PyTorch: after
+        ``z.retain_grad(); z.mul_(3)`` (or a change through a view of ``z``), ``z.grad`` is
+        the gradient of ``z``'s *current* value, not of the value it had before the change.
+        (Hooks from ``register_hook`` stay on the old node, PyTorch's rule too.)"""
+        old = self.grad_fn
+        if old is not None and old is not node and old._retains_grad:
+            ref = old._retains_grad.get(self._output_nr)
+            if ref is not None and ref() is self:
+                del old._retains_grad[self._output_nr]
+                if node._retains_grad is None:
+                    node._retains_grad = {}
+                node._retains_grad[output_nr] = ref
         self.grad_fn = node
         self._output_nr = output_nr
         self._requires_grad = True
@@ -683,6 +714,8 @@ class Tensor:
             return f"{prefix}{dtypes.type_name(self._dtype)}Tensor"
         if isinstance(dtype, str):  # the legacy names: x.type("torch.DoubleTensor")
             return _to_legacy_type_name(self, dtype)
+        if isinstance(dtype, type) and isinstance(getattr(dtype, "_dtype", None), dtypes.dtype):
+            return self.to(dtype._dtype)  # a legacy class: x.type(torch.IntTensor) (legacy.py)
         return self.to(dtypes.from_any(dtype))
 
     def float(self) -> "Tensor":

@@ -177,7 +177,7 @@ def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, r
                 for fn in list(node._pre_hooks.values()):
                     result = fn(tuple(grads))
                     if result is not None:
-                        grads = _node_hook_result(result, len(grads), fn)
+                        grads = _node_hook_result(result, grads, fn)
             try:
                 grad_inputs = node.apply(grads)
                 if anomaly["enabled"] and anomaly["check_nan"]:
@@ -190,7 +190,7 @@ def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, r
                 for fn in list(node._post_hooks.values()):
                     result = fn(tuple(grad_inputs), tuple(grads))
                     if result is not None:
-                        grad_inputs = _node_hook_result(result, len(grad_inputs), fn)
+                        grad_inputs = _node_hook_result(result, grad_inputs, fn)
             if not retain_graph:
                 node.release()
             for (nxt, nr), g in zip(node.next_functions, grad_inputs):
@@ -216,13 +216,21 @@ def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, r
     return captured if inputs is not None else None
 
 
-def _node_hook_result(result: Any, expected: int, hook: Any) -> list:
-    """What a node's (pre) hook returned in place of the gradients: a tuple of as many, as PyTorch checks."""
+def _node_hook_result(result: Any, old: Sequence[Any], hook: Any) -> list:
+    """What a node's (pre) hook returned in place of the gradients ``old``: a tuple of as many,
+    each of the same shape, dtype and device as the one it replaces -- PyTorch checks all of it,
+    so a module's backward hook returning ``grad[0]`` instead of ``(grad[0],)`` fails there."""
     if not isinstance(result, tuple):
         raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
-    if len(result) != expected:
+    if len(result) != len(old):
         raise RuntimeError(f"hook '{getattr(hook, '__name__', 'hook')}' has returned an incorrect number of values "
-                           f"(got {len(result)}, but expected {expected})")
+                           f"(got {len(result)}, but expected {len(old)})")
+    for new, was in zip(result, old):
+        if new is None:
+            continue
+        if was is None:
+            raise RuntimeError("can't replace a None gradient with a non-None value")
+        _check_hook_result(new, was, hook)
     return list(result)
 
 

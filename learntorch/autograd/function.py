@@ -30,7 +30,7 @@ from .saved_attributes import attribute_names as saved_attribute_names, saved_at
 from ..tensor import Tensor
 
 
-__all__ = ["Function", "FunctionCtx", "BackwardFunction", "once_differentiable"]
+__all__ = ["Function", "FunctionCtx", "BackwardFunction", "BackwardCFunction", "once_differentiable"]
 
 
 class FunctionCtx:
@@ -120,7 +120,9 @@ class BackwardFunction(Node, FunctionCtx):
         return grads
 
     def __repr__(self) -> str:
-        if self._validate:  # a learner's own Function: PyTorch prints it under torch.autograd.function
+        # a learner's own Function -- or one PyTorch itself writes in Python (``_python_in_torch``) --
+        # PyTorch prints under torch.autograd.function
+        if self._validate or getattr(self._forward_cls, "_python_in_torch", False):
             return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
         return super().__repr__()
 
@@ -177,6 +179,18 @@ def _expandable(target: tuple, shape: tuple) -> bool:
         if t != s and t != 1:
             return False
     return True
+
+
+class _PythonNodeCheck(type):
+    def __instancecheck__(cls, node: Any) -> bool:
+        return isinstance(node, BackwardFunction) and (
+            node._validate or getattr(node._forward_cls, "_python_in_torch", False))
+
+
+class BackwardCFunction(metaclass=_PythonNodeCheck):
+    """PyTorch's class of the nodes of Python-defined Functions: ``isinstance(y.grad_fn,
+    torch.autograd.function.BackwardCFunction)`` tells a learner's own Function from a built-in
+    op.  In learntorch the built-in ops are Functions too, so the check looks at the node."""
 
 
 class _FunctionMeta(type):
@@ -278,6 +292,8 @@ class Function(metaclass=_FunctionMeta):
         prev = state.enabled
         if cls._uses_setup_context:
             args, kwargs = _bind_defaults(cls.forward, args, kwargs), {}
+        elif kwargs and cls._backward_cls._validate:  # a learner's Function called with keywords
+            args, kwargs = _keywords_as_positions(cls.forward, args, kwargs), {}
         needs = _needs_input_grad(args)
         record = prev and True in needs and not state.inference  # (enable_grad inside inference_mode records nothing)
         # Only a recorded call needs a real node; otherwise a throw-away context will do.
@@ -353,6 +369,29 @@ def _forward(cls: type, ctx: Any, args: tuple, kwargs: dict) -> Any:
         cls.setup_context(ctx, args, outputs)
         return outputs
     return cls.forward(ctx, *args, **kwargs)
+
+
+def _keywords_as_positions(forward: Any, args: tuple, kwargs: dict) -> tuple:
+    """``MyFn.apply(x, scale=2.0)``: PyTorch puts each keyword argument at its position in
+    ``forward(ctx, ...)`` and then calls ``forward`` positionally, so ``ctx.needs_input_grad``
+    has an entry for it.  Defaults are *not* filled in: a gap before a keyword argument is an
+    error, even where that parameter has a default."""
+    names = [p.name for p in inspect.signature(forward).parameters.values()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][1:]  # (without ctx)
+    placed = {}
+    for name, value in kwargs.items():
+        if name not in names:
+            raise TypeError(f"forward() got an unexpected keyword argument '{name}'")
+        index = names.index(name)
+        if index < len(args):
+            raise TypeError(f"forward() got multiple values for argument '{name}'")
+        placed[index] = value
+    out = list(args)
+    for index in range(len(args), max(placed) + 1):
+        if index not in placed:
+            raise TypeError(f"forward() missing required argument: '{names[index]}' (position {index})")
+        out.append(placed[index])
+    return tuple(out)
 
 
 def _bind_defaults(forward: Any, args: tuple, kwargs: dict) -> tuple:

@@ -25,6 +25,7 @@ import warnings
 
 import numpy as np
 
+from .. import dtypes
 from ..arrays import to_numpy, transfer
 from ..device import CPU
 from ..tensor import Tensor
@@ -129,6 +130,19 @@ def _fmt(m: np.ndarray) -> str:
     return np.array2string(m, precision=4, suppress_small=True)
 
 
+def _random_grad_output(out: Tensor, noncontiguous: bool) -> Tensor:
+    """One output gradient for gradgradcheck, drawn like ``make_tensor(low=-1, high=1)``."""
+    dtype = out.dtype if out.dtype.is_floating_point or out.dtype.is_complex else dtypes.float64
+    shape = tuple(out.shape)
+    noncontiguous = noncontiguous and int(np.prod(shape)) > 1
+    if noncontiguous:
+        shape = shape[:-1] + (2 * shape[-1],)
+    v = Tensor._zeros(shape, dtype, out.device).uniform_(-1.0, 1.0)
+    if noncontiguous:
+        v = v[..., 1::2]
+    return v.requires_grad_()
+
+
 def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps: float = 1e-6, atol: float = 1e-5,
                   rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True,
                   seed: int = 0, **_ignored: Any) -> bool:
@@ -139,16 +153,17 @@ def gradgradcheck(func: Callable, inputs: Any, grad_outputs: Any = None, *, eps:
     inputs *and* to the output gradients ``v``.  Differentiating with respect to
     ``v`` is what catches a backward computed on raw arrays: its result does not
     depend on ``v`` through the graph, so its Jacobian comes out zero.  ``v`` is
-    random (float64, seeded by ``seed``) unless ``grad_outputs`` is given.
+    random unless ``grad_outputs`` is given: uniform in [-1, 1), drawn from the
+    *global* generator as PyTorch's ``torch.testing.make_tensor`` does, so a
+    program's later random numbers come out as they would under PyTorch
+    (``gen_non_contig_grad_outputs`` draws twice the last dimension and keeps
+    every other column, as make_tensor's ``noncontiguous`` does).
     """
     inputs = inputs if isinstance(inputs, tuple) else (inputs,)
     outs = _as_outputs(func(*inputs))
     if grad_outputs is None:
-        rng = np.random.default_rng(seed)
-        grad_outputs = tuple(
-            Tensor._make(transfer(rng.uniform(-1.0, 1.0, tuple(o.shape)).astype(o.dtype._np), CPU, o.device),
-                         o.device, requires_grad=True)
-            for o in outs if isinstance(o, Tensor) and o.requires_grad)
+        grad_outputs = tuple(_random_grad_output(o, gen_non_contig_grad_outputs)
+                             for o in outs if isinstance(o, Tensor) and o.requires_grad)
     grad_outputs = tuple(grad_outputs) if isinstance(grad_outputs, (tuple, list)) else (grad_outputs,)
     n_in = len(inputs)
 

@@ -61,6 +61,9 @@ class RemovableHandle:
         if hooks is not None:
             hooks.pop(self.id, None)
 
+    def __repr__(self) -> str:  # PyTorch's class lives in torch.utils.hooks (learntorch.utils.hooks here)
+        return f"<torch.utils.hooks.RemovableHandle object at {hex(id(self))}>"
+
     def __enter__(self) -> "RemovableHandle":
         return self
 
@@ -69,7 +72,12 @@ class RemovableHandle:
 
 
 class _HookDict(OrderedDict):
-    """An OrderedDict that a weakref can point to (handles must not keep it alive)."""
+    """An OrderedDict that a weakref can point to (handles must not keep it alive).
+
+    It prints as PyTorch's hook tables do (``OrderedDict([(0, <function hook ...>)])``)."""
+
+    def __repr__(self) -> str:
+        return "OrderedDict(" + (repr(list(self.items())) if self else "") + ")"
 
 
 def add_hook(hooks: Optional[_HookDict], fn: Callable) -> tuple[_HookDict, RemovableHandle]:

@@ -44,6 +44,7 @@ class World:
     use_nccl: bool               # CuPy tensors go through NCCL (else through host memory and MPI)
     nccl: Any = None             # the NcclTransport, created by the first CUDA collective
     broken: Optional[str] = None  # why a collective gave up; the group is unusable after that
+    asked_for: Optional[str] = None  # the backend name the program passed ("gloo"), for get_backend
 
     @property
     def peer_failed(self) -> bool:
@@ -125,7 +126,10 @@ def get_world_size(group: Any = None) -> int:
 
 
 def get_backend(group: Any = None) -> str:
-    return default_world(group).backend
+    """The backend's name as the program gave it: ``"gloo"`` stays ``"gloo"`` (as PyTorch
+    prints it) although its messages travel over MPI here."""
+    world = default_world(group)
+    return world.asked_for or world.backend
 
 
 def _import_mpi() -> Any:
@@ -187,7 +191,7 @@ def init_process_group(backend: Optional[str] = None, init_method: Optional[str]
     if name != "mpi" and device_id is not None:
         cuda.set_device(device_id)
     _world = World(backend=name, rank=comm.Get_rank(), size=comm.Get_size(), timeout=timeout, mpi_comm=comm,
-                   use_nccl=name != "mpi")
+                   use_nccl=name != "mpi", asked_for=None if backend is None else str(backend).lower())
     group.WORLD = _world
 
 

@@ -28,6 +28,7 @@ class BackwardHookFunction(Function):
     """Identity on several tensors; its node is where module backward hooks attach."""
 
     _backward_name = "BackwardHookFunctionBackward"
+    _python_in_torch = True  # a Python Function in PyTorch too: prints as torch.autograd.function.…
 
     @staticmethod
     def forward(ctx: Any, *tensors: Tensor) -> tuple:
@@ -102,7 +103,7 @@ class BackwardHook:
     def setup_output_hook(self, result: Any) -> Any:
         """Wrap the module's outputs; when their gradients arrive, run the backward pre hooks."""
         def attach(node: Any) -> None:
-            def hook(grad_outputs: tuple) -> Optional[tuple]:
+            def run_pre_hooks(grad_outputs: tuple) -> Optional[tuple]:
                 self.grad_outputs = self._pack_with_none(self.output_tensors_index, grad_outputs, self.n_outputs)
                 for pre_hook in self.user_pre_hooks:
                     new = pre_hook(self.module, self.grad_outputs)
@@ -111,7 +112,7 @@ class BackwardHook:
                     if len(new) != len(self.grad_outputs):
                         raise RuntimeError(f"Backward pre hook returned an invalid number of grad_output, got "
                                            f"{len(new)}, but expected {len(self.grad_outputs)}")
-                    self.grad_outputs = tuple(new)
+                    self.grad_outputs = new  # (as PyTorch: kept as returned, not made a tuple)
                 local = self.grad_outputs
                 if self.input_tensors_index is None:  # no input needs a gradient: call the hooks now
                     warnings.warn("Full backward hook is firing when gradients are computed with respect to "
@@ -128,7 +129,11 @@ class BackwardHook:
                 return tuple(local[i] for i in self.output_tensors_index)
             # A post hook of the identity node, as PyTorch registers it: the user's own pre hooks on
             # ``y.grad_fn`` (that same node) run first.  Its inputs' gradients are its outputs'.
-            node.register_hook(lambda grad_inputs, grad_outputs: hook(grad_outputs))
+            # (Named ``hook`` as PyTorch's is: the engine's "hook 'hook' has changed the size of value"
+            # names it when a user's pre hook returns a wrongly shaped gradient.)
+            def hook(grad_inputs: tuple, grad_outputs: tuple) -> Optional[tuple]:
+                return run_pre_hooks(grad_outputs)
+            node.register_hook(hook)
 
         single = isinstance(result, Tensor)
         outputs = (result,) if single else tuple(result)

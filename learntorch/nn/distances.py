@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from ..ops.reduction import VectorNorm
 from ..tensor import Tensor
 
 __all__ = ["pairwise_distance", "pdist"]
@@ -20,7 +21,16 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     ``eps`` is added to the difference, as PyTorch does, so that the norm of two equal
     vectors is not exactly zero, where the 2-norm's gradient is undefined."""
     last = max(x1.dim(), x2.dim()) - 1
-    return (x1 - x2 + eps).norm(p, last, keepdim)
+    diff = x1 - x2 + eps
+    if not diff.is_floating_point():
+        return diff.norm(p, last, keepdim)  # norm's own error for integer inputs
+    return _PairwiseNorm.apply(diff, float(p), last, keepdim)
+
+
+class _PairwiseNorm(VectorNorm):
+    """The norm of the difference, under the name PyTorch's ``at::norm`` gives it (``NormBackward1``:
+    a printed distance shows it), with the same forward and backward as ``linalg.vector_norm``."""
+    _backward_name = "NormBackward1"
 
 
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:

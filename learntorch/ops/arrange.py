@@ -4,11 +4,13 @@
 ``repeat_interleave``, ``diff``, ``meshgrid``, ``cumprod``, ``einsum``, ``unique``,
 ``isin``, ``erf`` and ``logical_and``/``or``/``xor``.
 
-Most are *compositions*: a triangle is the tensor with the other side filled with 0, a roll is two
-slices joined by ``cat``.  Autograd then needs nothing new -- the gradient flows
-through the multiply, the slices, the ``cat`` -- which is the point of having a
-small set of primitives.  The price: the ``grad_fn`` names are those of the parts
-(``MaskedFillBackward0``, ``CatBackward0``), not PyTorch's fused names (``TrilBackward0``...).
+Most are *compositions*: a diagonal's trace, a repeat_interleave, a diff are built from the basic
+ops, so autograd needs nothing new -- the gradient flows through the parts -- which is the
+point of having a small set of primitives.  The price: the ``grad_fn`` names are those of the
+parts.  ``tril``/``triu`` and ``roll`` are the exceptions: a learner prints their results often
+(a masked weight matrix, a shifted sequence), so they are single nodes with PyTorch's names
+(``TrilBackward0``, ``TriuBackward0``, ``RollBackward0``); their backward is the same operation
+on the gradient (the same triangle, the opposite roll).
 ``cumprod`` has its own backward; ``einsum`` is built, as in PyTorch, from permute, sum, mul
 and bmm.  Each also becomes a ``Tensor``
 method (``x.tril()``, ``x.roll(1)``), attached at the bottom of this file.
@@ -46,10 +48,33 @@ def _triangle(input: Tensor, diagonal: int, lower: bool) -> Tensor:
         raise RuntimeError(f"{'tril' if lower else 'triu'}: input tensor must have at least 2 dimensions")
     rows, cols = input.shape[-2:]
     keep = np.tri(rows, cols, diagonal, dtype=bool) if lower else ~np.tri(rows, cols, diagonal - 1, dtype=bool)
-    if input.dtype is dtypes.bool:
-        return input & _const(input, keep)
-    # masked_fill, not a product with the 0/1 mask: 0·inf would be nan (a causal mask of -inf is the usual case)
-    return input.masked_fill(_const(input, ~keep), 0)
+    return (Tril if lower else Triu).apply(input, keep=keep, diagonal=diagonal)
+
+
+class Tril(Function):
+    """Keep one triangle, zeros elsewhere.  ``where``, not a product with a 0/1 mask: 0·inf
+    would be nan (a causal mask of -inf is the usual input).  Backward: the same triangle of
+    the gradient (the zeroed elements did not reach the output)."""
+    _backward_name = "TrilBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, keep: Any = None, diagonal: int = 0) -> Tensor:
+        ctx.diagonal = diagonal
+        xp = x._backend.xp
+        mask = x._backend.asarray(keep)
+        return new_result(xp.where(mask, x._data, xp.zeros_like(x._data)), x)  # zeros_like: x's device
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> Tensor:
+        return tril(grad, ctx.diagonal)
+
+
+class Triu(Tril):
+    _backward_name = "TriuBackward0"
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> Tensor:
+        return triu(grad, ctx.diagonal)
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
@@ -128,11 +153,9 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
         return globals()["diagonal"](input, diagonal)
     if input.dim() != 1:
         raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{input.dim()}D")
-    n = input.shape[0] + abs(diagonal)
-    rows, cols = np.nonzero(np.eye(n, k=diagonal, dtype=bool))
-    place = np.zeros((input.shape[0], n * n), dtype=bool)  # place[i] puts element i on its diagonal spot
-    place[np.arange(input.shape[0]), rows * n + cols] = True
-    return (input.unsqueeze(-1) * _const(input, place).to(input.dtype)).sum(0).reshape(n, n)
+    # PyTorch builds it with diag_embed (DiagEmbedBackward0); no product with a 0/1 mask, so an
+    # inf on the diagonal leaves zeros, not nan, around it
+    return input.diag_embed(diagonal)
 
 
 class Trace(Function):
@@ -164,19 +187,33 @@ def trace(input: Tensor) -> Tensor:
 
 def roll(input: Tensor, shifts: Union[int, Sequence[int]], dims: Union[int, Sequence[int], None] = None) -> Tensor:
     """Shift elements along ``dims`` by ``shifts``, wrapping around (no dims: the flattened tensor)."""
-    if dims is None:
-        return roll(input.flatten(), shifts, 0).view(*input.shape)
+    if dims is None:  # the flattened tensor rolled, in one node as well
+        shift = shifts if isinstance(shifts, int) else tuple(shifts)
+        if not isinstance(shift, int) and len(shift) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shift)}, dims:0")
+        return Roll.apply(input, shifts=shift if isinstance(shift, int) else shift[0], dims=None)
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
-    out = input
-    for s, d in zip(shifts, dims):
-        n = out.shape[d]
-        s = s % n if n else 0
-        if s:
-            out = cat([out.narrow(d, n - s, s), out.narrow(d, 0, n - s)], d)
-    return out
+    dims = tuple(_wrap_dim(d, input.dim()) for d in dims)
+    return Roll.apply(input, shifts=shifts, dims=dims)
+
+
+class Roll(Function):
+    """One node for the whole roll, as PyTorch's ``RollBackward0``; backward rolls the gradient back."""
+    _backward_name = "RollBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, shifts: tuple = (), dims: tuple = ()) -> Tensor:
+        ctx.shifts, ctx.dims = shifts, dims
+        return new_result(x._backend.xp.roll(x._data, shifts, axis=dims), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> Tensor:
+        if ctx.dims is None:
+            return roll(grad, -ctx.shifts)
+        return roll(grad, tuple(-s for s in ctx.shifts), ctx.dims)
 
 
 def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
@@ -188,8 +225,17 @@ def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
 
 
 @numpy_aliases
-def repeat_interleave(input: Tensor, repeats: Union[int, Tensor], dim: Optional[int] = None) -> Tensor:
-    """Repeat each element ``repeats`` times in place (``[1, 2]`` → ``[1, 1, 2, 2]``)."""
+def repeat_interleave(input: Tensor, repeats: Union[int, Tensor, None] = None, dim: Optional[int] = None) -> Tensor:
+    """Repeat each element ``repeats`` times in place (``[1, 2]`` → ``[1, 1, 2, 2]``).  With no
+    ``repeats``, ``input`` holds the counts and index ``i`` is repeated ``input[i]`` times."""
+    if repeats is None:
+        counts = np.asarray(input.tolist(), dtype=np.int64).reshape(-1)
+        return _const(input, np.repeat(np.arange(counts.size), counts).astype(np.int64))
+    if isinstance(repeats, (list, tuple)):  # PyTorch takes an int or a tensor, not a list
+        raise TypeError(f"repeat_interleave() received an invalid combination of arguments - got "
+                        f"({type(repeats).__name__}, {type(dim).__name__}), but expected one of:\n"
+                        " * (Tensor repeats, int dim = None, *, int output_size = None)\n"
+                        " * (int repeats, int dim = None, *, int output_size = None)\n")
     if dim is None:
         input, dim = input.flatten(), 0
     dim = _wrap_dim(dim, input.dim())
@@ -202,6 +248,10 @@ def repeat_interleave(input: Tensor, repeats: Union[int, Tensor], dim: Optional[
             raise RuntimeError("repeats can not be negative")
     elif counts < 0:
         raise RuntimeError("Repeats must be non-negative")
+    elif not isinstance(repeats, Tensor):  # one count for all: PyTorch's unsqueeze → expand → clone → view
+        shape = list(input.shape)
+        spread = input.unsqueeze(dim + 1).expand(*shape[:dim + 1], counts, *shape[dim + 1:]).clone()
+        return spread.view(*shape[:dim], shape[dim] * counts, *shape[dim + 1:])
     index = np.repeat(np.arange(input.shape[dim]), counts)
     return index_select(input, dim, _const(input, index.astype(np.int64)))
 

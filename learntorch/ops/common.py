@@ -96,18 +96,6 @@ def _numpy_scalar(b: Any) -> Number:
     raise TypeError(f"unsupported operand type for a tensor operation: '{type(b).__name__}'")
 
 
-# The C++ type names some PyTorch messages print for a dtype ("mask with dtype float",
-# "Input type (double) and bias type (float)").
-_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-                 "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                 "uint8": "unsigned char", "bool": "bool"}
-
-
-def c_type_name(dt: dtypes.dtype) -> str:
-    """``float`` for float32, ``long int`` for int64 ... as PyTorch's messages name C++ types."""
-    return _C_TYPE_NAMES.get(dt.name, dt.name)
-
-
 def return_type(name: str, fields: Union[str, Sequence[str]]) -> type:
     """A ``torch.return_types.<name>`` named tuple, printed as PyTorch prints its structseqs:
     ``torch.return_types.aminmax(\nmin=tensor(0.),\nmax=tensor(1.))``."""
@@ -182,7 +170,7 @@ def as_index_tensor(index: Any, like: Tensor) -> Any:
     """A backend integer array from an index given as a tensor, list or int (for gather & co)."""
     if isinstance(index, Tensor):
         if index._dtype.is_floating_point or index._dtype is dtypes.bool:
-            raise RuntimeError(f"gather(): Expected dtype int64 for index")
+            raise RuntimeError("gather(): Expected dtype int64 for index")
         check_same_device(like, index)
         return index._data
     return like._backend.asarray(index, dtypes.int64)

@@ -42,7 +42,7 @@ from typing import Any, Optional, Sequence, Union
 from .. import autocast_state, dtypes
 from .autocast import lower_precision
 from ..autograd.function import Function
-from .common import c_type_name, check_same_device, new_result
+from .common import check_same_device, new_result
 from .formula import differentiable_backward
 from .padding import pad
 from ..tensor import Tensor, channels_last_of, laid_out
@@ -436,8 +436,8 @@ def check_conv_dtypes(input: Tensor, weight: Tensor, bias: Optional[Tensor]) -> 
     first (``Input type (double) and bias type (float) should be the same``: a float32 layer fed
     float64 data), then the weight (``expected scalar type Double but found Float``)."""
     if bias is not None and bias.dtype != input.dtype:
-        raise RuntimeError(f"Input type ({c_type_name(input.dtype)}) and bias type "
-                           f"({c_type_name(bias.dtype)}) should be the same")
+        raise RuntimeError(f"Input type ({dtypes.c_type_name(input.dtype)}) and bias type "
+                           f"({dtypes.c_type_name(bias.dtype)}) should be the same")
     if weight.dtype != input.dtype:
         names = dtypes.SCALAR_NAMES
         raise RuntimeError(f"expected scalar type {names.get(input.dtype.name, 'BFloat16')} but found "

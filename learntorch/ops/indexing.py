@@ -23,7 +23,7 @@ from ..autograd.function import Function
 from ..arrays import to_numpy, transfer
 from ..device import CPU
 from ..tensor import Tensor, _wrap_dim
-from .common import c_type_name, check_same_device, infer_size, new_result, row_major, sum_to
+from .common import check_same_device, infer_size, new_result, row_major, sum_to
 from .inplace import inplace, refresh_views
 from .shape import expand
 
@@ -627,7 +627,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """A copy with ``value`` wherever ``mask`` is True (``mask`` broadcasts)."""
     if mask._dtype is not dtypes.bool:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{c_type_name(mask._dtype)}")
+                           f"{dtypes.c_type_name(mask._dtype)}")
     if isinstance(value, Tensor) and value.ndim:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.ndim} dimension(s).")

@@ -161,6 +161,7 @@ def _inplace_on_view(view: Tensor, result: Tensor) -> Tensor:
     ``CopySlices``): the base now depends on its old self outside the view and on
     ``result`` inside it.  The view then gets a fresh ``grad_fn`` read off the base."""
     if view._view_fn is None:
+        _refuse_custom_function_view(view)
         raise RuntimeError("learntorch cannot rewrite the history of this view (it was made in a way it cannot "
                            "replay); use an out-of-place operation instead, e.g. y = x.clone() first")
     base = view._base
@@ -169,6 +170,27 @@ def _inplace_on_view(view: Tensor, result: Tensor) -> Tensor:
     view._set_history(fresh.grad_fn, fresh._output_nr)
     refresh_views(base)  # (as PyTorch: the view itself, too, is then an AsStridedBackward0 window)
     return view
+
+
+def _refuse_custom_function_view(view: Tensor) -> None:
+    """PyTorch's errors for an in-place change of a view that a custom ``Function`` returned
+    (an input returned as is, or ``x.view(...)`` made inside ``forward``): rewriting its history
+    would bypass the Function's own backward.  (Module full backward hooks wrap a module's
+    inputs and outputs in such a Function, so ``ReLU(inplace=True)`` right after a hooked module
+    meets this too.)"""
+    node = view.grad_fn
+    cls = getattr(node, "_forward_cls", None)
+    if cls is None:
+        return
+    start = f"Output {view._output_nr} of {cls.__name__} is a view and is being modified inplace. "
+    if len(node._output_meta) > 1:
+        raise RuntimeError(start + "This view is the output of a function that returns multiple views. Such "
+                           "functions do not allow the output views to be modified inplace. You should replace "
+                           "the inplace operation by an out-of-place one.")
+    raise RuntimeError(start + "This view was created inside a custom Function (or because an input was "
+                       "returned as-is) and the autograd logic to handle view+inplace would override the custom "
+                       "backward associated with the custom Function, leading to incorrect gradients. This "
+                       "behavior is forbidden. You can fix this by cloning the output of the custom Function.")
 
 
 class CopySlices(Function):

@@ -20,7 +20,7 @@ from ..tensor import Tensor
 from .autocast import float32_precision, lower_precision
 from .common import binary_operands, check_same_device, infer_size, new_result, sum_to
 from .reduction import VectorNorm
-from .shape import UnsafeView
+from .shape import Expand, UnsafeView
 
 __all__ = ["matmul", "mm", "bmm", "dot", "mv", "outer", "addmm", "tensordot", "inner", "kron", "vdot", "cdist", "dist",
            "addmv", "baddbmm", "addbmm"]
@@ -187,10 +187,55 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         return Mm.apply(input, other)
     if input.ndim == 2 and other.ndim == 1:
         return Mv.apply(input, other)
-    if input.ndim == 3 and other.ndim == 3 and input.shape[0] == other.shape[0]:
-        return Bmm.apply(input, other)
-    infer_size(tuple(input.shape[:-2]), tuple(other.shape[:-2]))  # the batch dimensions must broadcast
-    return Matmul.apply(input, other)
+    return _decomposed_matmul(input, other)
+
+
+def _should_fold(big: Tensor, small: Tensor, big_is_input: bool) -> bool:
+    """PyTorch's test for computing ``(…, n, k) @ (k, p)`` as one ``mm`` on the first operand
+    flattened to ``(-1, k)``: always when the smaller operand requires grad (a cheaper backward),
+    otherwise only when flattening needs no copy (and never for a 2-D input times a batch)."""
+    if small.requires_grad:
+        return True
+    if big_is_input is False and small.ndim == 2:
+        return False
+    if big.numel() == 0:
+        return True
+    t1 = big if big_is_input else big.transpose(-1, -2)
+    sizes, strides = t1.shape, t1.stride()
+    return all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(t1.ndim - 2))
+
+
+def _decomposed_matmul(a: Tensor, b: Tensor) -> Tensor:
+    """``a @ b`` beyond the plain 1-D/2-D cases, built as PyTorch builds it, from ``mm``/``mv``/
+    ``bmm`` and reshapes.  The values are the same either way; doing it PyTorch's way gives the
+    result the ``grad_fn`` a learner sees printed -- ``UnsafeViewBackward0`` for batched and
+    folded products (attention scores ``q @ k.transpose(-2, -1)``), ``SqueezeBackward4`` for
+    vector @ matrix, ``CloneBackward0`` for matrix @ batch -- and the same graph behind it."""
+    da, db = a.ndim, b.ndim
+    if da == 1 and db == 2:
+        return a.unsqueeze(0).mm(b).squeeze_(0)
+    if da >= 3 and db <= 2 and _should_fold(a, b, True):
+        flat = a.reshape(-1, a.shape[-1])
+        prod = flat.mm(b) if db == 2 else flat.mv(b)
+        return UnsafeView.apply(prod, tuple(a.shape[:-1]) + tuple(b.shape[1:]), False)
+    if db >= 3 and da <= 2 and _should_fold(b, a, False):
+        flat = b.transpose(-1, -2).reshape(-1, b.shape[-2])  # (…, p, k) flattened: bᵀ aᵀ = (a b)ᵀ
+        if da == 1:
+            return UnsafeView.apply(flat.mv(a), tuple(b.shape[:-2]) + (b.shape[-1],), False)
+        folded = UnsafeView.apply(flat.mm(a.t()), tuple(b.shape[:-2]) + (b.shape[-1], a.shape[0]), False)
+        return folded.transpose(-1, -2).contiguous()
+    # the general case: broadcast the batch dimensions, flatten them into one, one bmm
+    a2 = a.unsqueeze(0) if da == 1 else a
+    b2 = b.unsqueeze(-1) if db == 1 else b
+    batch = infer_size(tuple(a2.shape[:-2]), tuple(b2.shape[:-2]))  # the batch dimensions must broadcast
+    n, k, p = a2.shape[-2], a2.shape[-1], b2.shape[-1]
+    count = 1
+    for size in batch:
+        count *= size
+    # (Expand.apply: the sizes are known to be valid, expand's own checks would only repeat infer_size's)
+    prod = Bmm.apply(Expand.apply(a2, batch + (n, k)).reshape(count, n, k),
+                     Expand.apply(b2, batch + (k, p)).reshape(count, k, p))
+    return UnsafeView.apply(prod, tuple(batch) + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ()), False)
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:

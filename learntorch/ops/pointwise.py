@@ -20,7 +20,7 @@ from ..autograd.function import Function
 from ..device import device
 from ..arrays import for_device, transfer
 from ..tensor import Tensor, _parse_to
-from .common import binary_operands, c_type_name, infer_size, new_result, sum_to
+from .common import binary_operands, infer_size, new_result, sum_to
 
 __all__ = ["add", "sub", "rsub", "mul", "div", "rdiv", "neg", "pow", "rpow", "exp", "log", "sqrt", "abs",
            "sin", "cos", "tanh", "sigmoid", "relu", "clamp", "reciprocal", "maximum", "minimum", "where",
@@ -1148,8 +1148,8 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     :func:`_lerp_kernel`).  ``end`` and a tensor ``weight`` must have ``input``'s dtype."""
     for name, other in (("end", end), ("weight", weight)):
         if isinstance(other, Tensor) and other._dtype is not input._dtype:
-            raise RuntimeError(f"expected dtype {c_type_name(input._dtype)} for `{name}` but got dtype "
-                               f"{c_type_name(other._dtype)}")
+            raise RuntimeError(f"expected dtype {dtypes.c_type_name(input._dtype)} for `{name}` but got dtype "
+                               f"{dtypes.c_type_name(other._dtype)}")
     if isinstance(weight, Tensor):
         infer_size(infer_size(input.shape, end.shape), weight.shape)  # (PyTorch's error if they do not broadcast)
         return LerpTensorWeight.apply(input, end, weight)

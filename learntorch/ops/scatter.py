@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, warn_always
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
 from .common import new_result
@@ -57,7 +57,7 @@ class Scatter(Function):
 
     @staticmethod
     def forward(ctx, x: Tensor, src: Any = None, dim: int = 0, index: Any = None, value: Any = None,
-                add: bool = False) -> Tensor:
+                add: bool = False, combine: Any = None) -> Tensor:
         # a 0-d index, input or src counts as 1-d of size 1 (``zeros(10).scatter_(0, tensor(3), value=1)``)
         idx = np.atleast_1d(np.asarray(index._data))
         out = np.array(x._data, copy=True)
@@ -66,8 +66,8 @@ class Scatter(Function):
         pos = _positions(idx, dim)
         values = value if src is None else np.atleast_1d(np.asarray(src._data))[
             tuple(slice(0, s) for s in idx.shape)]
-        if add:
-            np.add.at(target, pos, values)
+        if add or combine is not None:  # repeated positions combine, in index order
+            (combine or np.add).at(target, pos, values)
         else:
             target[pos] = values
         ctx.dim, ctx.index, ctx.add, ctx.has_src = dim, index, add, src is not None
@@ -85,13 +85,37 @@ Scatter_add = type("ScatterAdd", (Scatter,), {"_backward_name": "ScatterAddBackw
 ScatterValue = type("ScatterValue", (Scatter,), {"_backward_name": "ScatterBackward1"})
 
 
+class ScatterReduceLegacy(Scatter):
+    """``scatter(..., reduce='add'|'multiply')``, the older form of ``scatter_reduce``.  PyTorch
+    records it in the graph but defines no derivative: backward raises."""
+    _backward_name = "torch::autograd::NotImplemented"
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        raise RuntimeError("derivative for aten::scatter is not implemented")
+
+
+_LEGACY_REDUCE = {"add": np.add, "multiply": np.multiply}
+_LEGACY_REDUCE_DEPRECATED = ("The reduce argument of torch.scatter with Tensor src is deprecated and will be "
+                             "removed in a future PyTorch release. Use torch.scatter_reduce instead for more "
+                             "reduction options.")
+
+
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
             reduce: Any = None) -> Tensor:
     """A copy of ``input`` with ``src`` (a tensor, or a number) written at ``index`` along ``dim``."""
-    if reduce is not None:
-        raise NotImplementedError("learntorch's scatter does not implement reduce=; use scatter_add for sums")
     _check(input, dim, index, "scatter")
     dim = _wrap_dim(dim, input.dim())
+    if reduce is not None:
+        if reduce not in _LEGACY_REDUCE:
+            raise RuntimeError("reduce argument must be either add or multiply.")
+        if isinstance(src, Tensor):  # PyTorch warns once per process, and only for a tensor src
+            if src.dtype is not input.dtype:
+                raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+            warn_always.warn_once(_LEGACY_REDUCE_DEPRECATED, UserWarning, stacklevel=3)
+            return ScatterReduceLegacy.apply(input, src, dim=dim, index=index, combine=_LEGACY_REDUCE[reduce])
+        return ScatterReduceLegacy.apply(input, dim=dim, index=index, value=src if value is None else value,
+                                         combine=_LEGACY_REDUCE[reduce])
     if not isinstance(src, Tensor):
         value, src = (src if value is None else value), None
         return ScatterValue.apply(input, dim=dim, index=index, value=value)

@@ -2,9 +2,12 @@
 ``nansum``, ``nanmean``, ``nan_to_num``, ``std_mean``, ``var_mean``; plus small element
 pickers ``take`` and ``select``; the covariance ``cov`` and correlation ``corrcoef`` matrices.
 
-All are compositions of differentiable pieces: a median is "sort, then pick the middle
-element" (the gradient flows back through ``sort`` to the element that was picked),
-``nansum`` is "replace NaN by 0, then sum".  Each also becomes a ``Tensor`` method.
+Most are compositions of differentiable pieces: ``nansum`` is "replace NaN by 0, then sum".
+The selections -- ``median``, ``kthvalue``, ``nanmedian``, ``mode`` -- are single nodes with
+PyTorch's names (``MedianBackward0/1``, ``KthvalueBackward0``...), since a learner sees them
+printed: with ``dim`` the gradient goes to the index picked; ``median()`` of all elements
+shares it evenly among the elements equal to the result, as PyTorch does.  Each also becomes
+a ``Tensor`` method.
 """
 from __future__ import annotations
 
@@ -17,11 +20,11 @@ from ..arrays import to_numpy, transfer
 from ..autograd.function import Function
 from ..device import CPU
 from ..tensor import Tensor, _wrap_dim
-from .common import numpy_aliases
+from .common import new_result, numpy_aliases
+from .index_writes import put
 from .indexing import scatter_into_zeros
 from . import pointwise
 from .reduction import _return_type, variance_with_mean
-from .shape import stack
 from ..type_info import finfo
 
 __all__ = ["median", "kthvalue", "quantile", "nanquantile", "nanmedian", "mode",
@@ -32,13 +35,6 @@ median_result, kthvalue_result = _return_type("median"), _return_type("kthvalue"
 nanmedian_result, mode_result = _return_type("nanmedian"), _return_type("mode")
 
 
-def _kth_smallest(input: Tensor, k: int, dim: int, keepdim: bool) -> tuple[Tensor, Tensor]:
-    """The ``k``-th smallest (1-based) along ``dim`` and where it was (stable sort: the first of equals)."""
-    values, indices = input.sort(dim=dim, stable=True)
-    v, i = values.narrow(dim, k - 1, 1), indices.narrow(dim, k - 1, 1)
-    return (v, i) if keepdim else (v.squeeze(dim), i.squeeze(dim))
-
-
 @numpy_aliases
 def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Any:
     """The middle value; for an even count the *lower* of the two middle values (PyTorch's rule,
@@ -46,29 +42,10 @@ def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> A
     if dim is None:
         if input.numel() == 0:  # PyTorch: the median of nothing is nan
             return Tensor._make(input._backend.xp.asarray(float("nan"), dtype=input._data.dtype), input._device)
-        flat = input.flatten()
-        return _nan_wins(flat, 0, False, *_kth_smallest(flat, (flat.numel() + 1) // 2, 0, False))[0]
-    dim = _wrap_dim(dim, input.dim())
+        return MedianAll.apply(input)
+    dim = _wrap_dim(dim, max(input.dim(), 1))
     _check_nonempty_dim("median", input, dim)
-    return median_result(*_nan_wins(input, dim, keepdim,
-                                    *_kth_smallest(input, (input.shape[dim] + 1) // 2, dim, keepdim)))
-
-
-def _nan_wins(input: Tensor, dim: int, keepdim: bool, values: Tensor, indices: Tensor) -> tuple[Tensor, Tensor]:
-    """PyTorch's ``median`` propagates NaN: a slice holding one has the median NaN, at the index of
-    its first NaN (sorting alone would put the NaNs last and pick a number).  Slices without NaN
-    keep ``values``/``indices``; use ``nanmedian`` to skip NaNs instead."""
-    if not input.dtype.is_floating_point or input.dim() == 0:
-        return values, indices
-    nan = input.isnan()
-    if not bool(nan.any()):
-        return values, indices
-    has_nan = nan.any(dim, keepdim=True)
-    first_nan = nan.to(dtypes.uint8).argmax(dim, keepdim=True)
-    picked = indices if keepdim else indices.unsqueeze(dim)
-    picked = picked.where(~has_nan, first_nan)
-    chosen = input.gather(dim, picked)
-    return (chosen, picked) if keepdim else (chosen.squeeze(dim), picked.squeeze(dim))
+    return median_result(*MedianDim.apply(input, dim, keepdim))
 
 
 def _check_nonempty_dim(name: str, input: Tensor, dim: int) -> None:
@@ -84,7 +61,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     _check_nonempty_dim("kthvalue", input, dim)
     if not 1 <= k <= (input.shape[dim] if input.dim() else 1):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
-    return kthvalue_result(*_kth_smallest(input, k, dim, keepdim))
+    return kthvalue_result(*Kthvalue.apply(input, dim, keepdim, k))
 
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -187,9 +164,27 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: Optional[float] = None,
     info = finfo(input.dtype)
     posinf = info.max if posinf is None else posinf
     neginf = info.min if neginf is None else neginf
-    out = pointwise.where(input.isnan(), nan, input)
-    out = pointwise.where(out == float("inf"), posinf, out)
-    return pointwise.where(out == float("-inf"), neginf, out)
+    return NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+class NanToNum(Function):
+    """One node, PyTorch's ``NanToNumBackward0`` (a printed cleaned-up tensor shows it): the
+    gradient passes where the input was finite and is 0 at the replaced NaN/±inf."""
+    _backward_name = "NanToNumBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, nan: float = 0.0, posinf: float = 0.0, neginf: float = 0.0) -> Tensor:
+        xp, data = x._backend.xp, x._data
+        out = xp.where(xp.isnan(data), xp.full_like(data, nan), data)  # full_like: on x's device
+        out = xp.where(out == float("inf"), xp.full_like(data, posinf), out)
+        out = xp.where(out == float("-inf"), xp.full_like(data, neginf), out)
+        ctx.save_for_backward(x)
+        return new_result(out, x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return grad.masked_fill(x.isfinite().logical_not(), 0)
 
 
 @numpy_aliases
@@ -207,8 +202,33 @@ def var_mean(input: Tensor, dim: Any = None, unbiased: Optional[bool] = None, ke
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:
-    """Elements of the *flattened* input at ``index`` (the result has ``index``'s shape)."""
-    return input.reshape(-1)[index]
+    """Elements of the *flattened* input at ``index`` (the result has ``index``'s shape);
+    negative indices count from the end."""
+    if index.dtype is not dtypes.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {dtypes.type_name(index.dtype)}")
+    return Take.apply(input, index=index)
+
+
+class Take(Function):
+    """One node, PyTorch's ``TakeBackward0``; backward adds each gradient element back at the
+    flat position it was taken from (``put`` with ``accumulate=True``: repeats add up)."""
+    _backward_name = "TakeBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, index: Any = None) -> Tensor:
+        n = x.numel()
+        host = to_numpy(index._data)
+        bad = host[(host < -n) | (host >= n)]
+        if bad.size:
+            raise IndexError(f"out of range: tried to access index {int(bad.flat[0])} on a tensor of {n} elements.")
+        ctx.index, ctx.shape = index, tuple(x.shape)
+        flat = x._backend.xp.reshape(x._data, (-1,))
+        return new_result(flat[x._backend.asarray(host % n if n else host)], x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> Tensor:
+        zeros = grad.new_zeros(ctx.shape)
+        return put(zeros, ctx.index, grad.reshape(ctx.index.shape), accumulate=True)
 
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
@@ -218,7 +238,8 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at "
                          f"dimension {dim}")
-    return input.narrow(dim, index % size, 1).squeeze(dim)
+    # plain indexing, so the node is PyTorch's SelectBackward0 (not narrow + squeeze)
+    return input[(slice(None),) * dim + (index,)]
 
 
 def cov(input: Tensor, *, correction: int = 1, fweights: Any = None, aweights: Any = None) -> Tensor:
@@ -323,6 +344,40 @@ class NanmedianDim(_PickAlongDim):
         return NanmedianDim._finish(ctx, x, dim, keepdim, values, idx)
 
 
+class MedianDim(_PickAlongDim):
+    """``median(dim)``: the lower middle value of each slice, NaN (at its first NaN) where the
+    slice holds one.  One node, PyTorch's ``MedianBackward1``: the gradient goes to the index
+    picked, as for ``max(dim)``."""
+    _backward_name = "MedianBackward1"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dim: int, keepdim: bool) -> tuple:
+        rows = _host_rows(x, dim)
+        values = np.empty(rows.shape[0], dtype=rows.dtype)
+        idx = np.zeros(rows.shape[0], dtype=np.int64)
+        for r, row in enumerate(rows):
+            nan = np.isnan(row) if row.dtype.kind == "f" else np.zeros(row.shape, dtype=bool)
+            pick = int(np.argmax(nan)) if nan.any() else _nan_last_order(row)[(row.size - 1) // 2]
+            values[r], idx[r] = row[pick], pick
+        return MedianDim._finish(ctx, x, dim, keepdim, values, idx)
+
+
+class Kthvalue(_PickAlongDim):
+    """The ``k``-th smallest of each slice (stable: the first of equals; NaNs count as largest)."""
+    _backward_name = "KthvalueBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dim: int, keepdim: bool, k: int) -> tuple:
+        rows = _host_rows(x, dim)
+        idx = np.array([_nan_last_order(row)[k - 1] for row in rows], dtype=np.int64).reshape(-1)
+        values = np.take_along_axis(rows, idx[:, None], axis=1).reshape(-1)
+        return Kthvalue._finish(ctx, x, dim, keepdim, values, idx)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor, _grad_indices: Any = None) -> tuple:
+        return _PickAlongDim.backward(ctx, grad) + (None,)
+
+
 class NanmedianAll(Function):
     _backward_name = "NanmedianBackward0"
 
@@ -343,6 +398,24 @@ class NanmedianAll(Function):
         hit = (x == out) | (x.isnan() & out.isnan())
         hit = hit.to(grad.dtype)
         return hit * (grad / hit.sum()),
+
+
+class MedianAll(NanmedianAll):
+    """``median()`` of all elements: the lower middle value, NaN if there is one.  Its backward
+    (PyTorch's ``MedianBackward0``) shares the gradient evenly among the elements equal to the
+    result, unlike ``median(dim)``, which picks one index."""
+    _backward_name = "MedianBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor) -> Tensor:
+        flat = to_numpy(x._data).reshape(-1)
+        if flat.dtype.kind == "f" and np.isnan(flat).any():
+            value = flat.dtype.type(np.nan)
+        else:
+            value = np.sort(flat)[(flat.size - 1) // 2]
+        out = Tensor._make(transfer(np.asarray(value, dtype=flat.dtype), CPU, x._device), x._device)
+        ctx.save_for_backward(x, out)
+        return out
 
 
 @numpy_aliases

@@ -1,4 +1,4 @@
-"""``learntorch.utils``: mirrors ``torch.utils`` (``data`` and ``checkpoint``)."""
-from . import checkpoint, data
+"""``learntorch.utils``: mirrors ``torch.utils`` (``data``, ``checkpoint`` and ``hooks``)."""
+from . import checkpoint, data, hooks
 
-__all__ = ["checkpoint", "data"]
+__all__ = ["checkpoint", "data", "hooks"]

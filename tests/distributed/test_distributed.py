@@ -81,7 +81,7 @@ def test_ranks_know_who_they_are(ranks):
     n = len(ranks)
     assert [s["rank"] for s in ranks] == list(range(n))
     assert {s["world"] for s in ranks} == {n}
-    assert {s["backend"] for s in ranks} == {"mpi"}  # "gloo" is an alias of mpi
+    assert {s["backend"] for s in ranks} == {"gloo"}  # an alias of mpi, reported by the name asked for
 
 
 def test_launcher_sets_torchrun_variables(ranks):

@@ -54,7 +54,7 @@ __all__ += ["EmbeddingBag", "AlphaDropout", "Dropout1d", "Dropout3d", "FeatureAl
 from .pooling import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, LPPool1d, LPPool2d,  # noqa: E402
                       LPPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d, MaxUnpool3d)
 from .padding import CircularPad3d, ConstantPad3d, ReflectionPad3d, ReplicationPad3d, ZeroPad3d  # noqa: E402
-from .batchnorm import BatchNorm3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d  # noqa: E402
+from .batchnorm import BatchNorm3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, SyncBatchNorm  # noqa: E402
 from .instancenorm import (InstanceNorm3d, LazyInstanceNorm1d, LazyInstanceNorm2d,  # noqa: E402
                            LazyInstanceNorm3d)
 from .normalization import LocalResponseNorm  # noqa: E402
@@ -64,7 +64,7 @@ __all__ += ["MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", 
             "MaxUnpool3d", "LPPool1d", "LPPool2d", "LPPool3d", "ZeroPad3d", "ConstantPad3d", "ReflectionPad3d",
             "ReplicationPad3d", "CircularPad3d", "BatchNorm3d", "InstanceNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
             "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d", "LocalResponseNorm",
-            "ChannelShuffle"]
+            "ChannelShuffle", "SyncBatchNorm"]
 
 # 3-D convolutions and the lazy convolutions (in_channels from the first input)
 from .conv_variants import Conv3d, ConvTranspose3d  # noqa: E402

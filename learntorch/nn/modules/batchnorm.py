@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ... import creation, dtypes
+from ... import creation, distributed as dist, dtypes
 from ...tensor import Tensor
 from .. import functional as F
 from .. import init
@@ -24,7 +24,8 @@ from ..uninitialized import (UninitializedBuffer, UninitializedParameter, has_un
                              materialize_from_checkpoint)
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
+           "SyncBatchNorm"]
 
 
 class _NormBase(Module):
@@ -126,6 +127,63 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 5:
             raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalisation whose batch statistics are meant to be pooled over all ranks of a
+    ``DistributedDataParallel`` run (chapter 08), for inputs ``(N, C, *)``.
+
+    As in PyTorch it is plain batch norm whenever there is nothing to synchronise: in eval
+    mode, without an initialised process group, or with a group of one rank.  In training with
+    a process group, PyTorch accepts only accelerator inputs (a CPU input is a ValueError,
+    even with one rank); learntorch does the same, and does not pool statistics over several
+    ranks (a ``NotImplementedError`` says so) -- use ``nn.BatchNorm*d`` there.
+
+    ``SyncBatchNorm.convert_sync_batchnorm(model)`` swaps every batch-norm layer of ``model``
+    for one of these, keeping its parameters, running statistics and train/eval mode."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: Optional[float] = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, process_group: Any = None, device: Any = None,
+                 dtype: Any = None, *, bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() >= 2 and input.shape[1] == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        if bn_training and self.training:
+            if dist.is_available() and dist.is_initialized():
+                if input.device.type != "cuda":
+                    raise ValueError("SyncBatchNorm expected input tensor to be on GPU or XPU or privateuseone")
+                group = self.process_group if self.process_group else dist.group.WORLD
+                if dist.get_world_size(group) > 1:
+                    raise NotImplementedError("learntorch's SyncBatchNorm does not pool batch statistics over "
+                                              "several ranks; use nn.BatchNorm1d/2d/3d (per-rank statistics)")
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group: Any = None) -> Module:
+        """``module`` with each batch-norm layer in it (itself included) replaced by a
+        SyncBatchNorm that takes over the same parameter and buffer objects."""
+        output = module
+        if isinstance(module, _BatchNorm):
+            output = cls(module.num_features, module.eps, module.momentum, module.affine,
+                         module.track_running_stats, process_group, bias=module.bias is not None)
+            if module.affine:
+                output.weight = module.weight
+                output.bias = module.bias
+            output.running_mean = module.running_mean
+            output.running_var = module.running_var
+            output.num_batches_tracked = module.num_batches_tracked
+            output.training = module.training
+        for name, child in module.named_children():
+            output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return output
 
 
 # ---------------------------------------------------------------------------- lazy layers

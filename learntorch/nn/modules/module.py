@@ -100,6 +100,38 @@ def register_module_backward_hook(hook: Callable) -> RemovableHandle:
     return _add_global(_global_backward_hooks, hook)
 
 
+# ``hook(module, name, value)`` whenever any module registers a parameter / buffer / child
+# module (by assignment too); a returned value is registered instead.  Libraries use them to
+# see every layer as it is built (e.g. to put parameters on a device or wrap submodules).
+_global_parameter_registration_hooks: _HookDict = _HookDict()
+_global_buffer_registration_hooks: _HookDict = _HookDict()
+_global_module_registration_hooks: _HookDict = _HookDict()
+
+
+def register_module_parameter_registration_hook(hook: Callable) -> RemovableHandle:
+    """``hook(module, name, param)`` each time a module registers a parameter."""
+    return _add_global(_global_parameter_registration_hooks, hook)
+
+
+def register_module_buffer_registration_hook(hook: Callable) -> RemovableHandle:
+    """``hook(module, name, buffer)`` each time a module registers a buffer."""
+    return _add_global(_global_buffer_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook: Callable) -> RemovableHandle:
+    """``hook(module, name, submodule)`` each time a module registers a child module."""
+    return _add_global(_global_module_registration_hooks, hook)
+
+
+def _after_registration_hooks(hooks: _HookDict, module: Any, name: str, value: Any) -> Any:
+    """Run the global registration hooks of one kind; the last value returned wins."""
+    for hook in list(hooks.values()):
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
+
+
 def _has_global_hooks() -> bool:
     return bool(_global_forward_pre_hooks or _global_forward_hooks or _global_backward_pre_hooks
                 or _global_backward_hooks)
@@ -165,16 +197,18 @@ class Module:
         sset(self, "_buffers", {})
         sset(self, "_non_persistent_buffers_set", set())
         sset(self, "_modules", {})
-        sset(self, "_forward_pre_hooks", None)
+        # hook tables start empty (not None), as in PyTorch: ``print(model._forward_hooks)``, a
+        # common way to check that a hook was registered or removed, shows ``OrderedDict()``
+        sset(self, "_forward_pre_hooks", _HookDict())
         sset(self, "_forward_pre_hooks_with_kwargs", set())
-        sset(self, "_forward_hooks", None)
+        sset(self, "_forward_hooks", _HookDict())
         sset(self, "_forward_hooks_with_kwargs", set())
         sset(self, "_forward_hooks_always_called", set())
-        sset(self, "_backward_pre_hooks", None)
-        sset(self, "_backward_hooks", None)
-        sset(self, "_non_full_backward_hooks", None)
+        sset(self, "_backward_pre_hooks", _HookDict())
+        sset(self, "_backward_hooks", _HookDict())
+        sset(self, "_non_full_backward_hooks", _HookDict())
         for table in _STATE_DICT_HOOK_TABLES:
-            sset(self, table, None)
+            sset(self, table, _HookDict())
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
@@ -203,11 +237,15 @@ class Module:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             self._remove_from(name, self.__dict__, self._parameters, self._buffers,
                               self._non_persistent_buffers_set)
+            if _global_module_registration_hooks:
+                value = _after_registration_hooks(_global_module_registration_hooks, self, name, value)
             self._modules[name] = value
         elif self.__dict__.get("_modules") is not None and name in self._modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(torch.nn.Module or None expected)")
+            if _global_module_registration_hooks:
+                value = _after_registration_hooks(_global_module_registration_hooks, self, name, value)
             self._modules[name] = value
         elif isinstance(value, Buffer):  # self.running_mean = nn.Buffer(...): register_buffer by assignment
             self.register_buffer(name, value, value.persistent)
@@ -215,6 +253,8 @@ class Module:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                 "(torch.nn.Buffer, torch.Tensor or None expected)")
+            if _global_buffer_registration_hooks:
+                value = _after_registration_hooks(_global_buffer_registration_hooks, self, name, value)
             self._buffers[name] = value  # stays persistent or not, as it was registered
         else:
             object.__setattr__(self, name, value)
@@ -271,6 +311,8 @@ class Module:
             raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
                              "created explicitly. To express '{name}' as a function of another Tensor, compute "
                              "the value in the forward() method.")
+        if _global_parameter_registration_hooks and param is not None:
+            param = _after_registration_hooks(_global_parameter_registration_hooks, self, name, param)
         self._parameters[name] = param
 
     def register_buffer(self, name: str, tensor: Optional[Tensor], persistent: bool = True) -> None:
@@ -281,6 +323,8 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
+        if _global_buffer_registration_hooks:
+            tensor = _after_registration_hooks(_global_buffer_registration_hooks, self, name, tensor)
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -301,6 +345,8 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
+        if _global_module_registration_hooks:
+            module = _after_registration_hooks(_global_module_registration_hooks, self, name, module)
         self._modules[name] = module
 
     def register_module(self, name: str, module: Optional["Module"]) -> None:
@@ -613,8 +659,13 @@ class Module:
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
-        for hook in list((self.__dict__.get("_state_dict_hooks") or {}).values()):
-            if hook(self, destination, prefix, local_metadata) is not None:
+        returning = self.__dict__.get("_state_dict_hooks_returning", ())
+        for hook_id, hook in list((self.__dict__.get("_state_dict_hooks") or {}).items()):
+            result = hook(self, destination, prefix, local_metadata)
+            if hook_id in returning:  # the older private API: a returned dict replaces the result
+                if result is not None:
+                    destination = result
+            elif result is not None:
                 raise RuntimeError("state_dict post-hook must return None")
         return destination
 
@@ -626,6 +677,27 @@ class Module:
         """``hook(module, state_dict, prefix, local_metadata)`` after this module's entries (and its
         children's) are in ``state_dict``; it may change the dictionary in place."""
         return self._add("_state_dict_hooks", hook, False)
+
+    def _register_state_dict_hook(self, hook: Callable) -> RemovableHandle:
+        """The private (pre-2.0) form of :meth:`register_state_dict_post_hook`, still used by many
+        programs: same call, but the hook may also *return* a new dictionary, which then
+        replaces the result (respected only for the module ``state_dict`` was called on, as in
+        PyTorch, because a parent ignores what its children's ``state_dict`` returns)."""
+        handle = self._add("_state_dict_hooks", hook, False)
+        returning = self.__dict__.get("_state_dict_hooks_returning")
+        if returning is None:
+            returning = set()
+            object.__setattr__(self, "_state_dict_hooks_returning", returning)
+        returning.add(handle.id)
+        return handle
+
+    def _register_load_state_dict_pre_hook(self, hook: Callable, with_module: bool = False) -> RemovableHandle:
+        """The private (pre-2.0) form of :meth:`register_load_state_dict_pre_hook`: the hook is
+        called *without* the module (``hook(state_dict, prefix, local_metadata, strict,
+        missing_keys, unexpected_keys, error_msgs)``) unless ``with_module=True``."""
+        if with_module:
+            return self.register_load_state_dict_pre_hook(hook)
+        return self.register_load_state_dict_pre_hook(lambda module, *args: hook(*args))
 
     def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
