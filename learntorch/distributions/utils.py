@@ -99,3 +99,16 @@ def value_like(value: Any, like: Tensor) -> Tensor:
     if isinstance(value, Tensor):
         return value if value.dtype == like.dtype else value.to(like.dtype)
     return tensor(value, dtype=like.dtype, device=like.device)
+
+
+def set_count_and_param(dist: Any, total_count: Any, probs: Any, logits: Any) -> None:
+    """A count distribution's parameters (Binomial, NegativeBinomial): ``total_count`` and
+    exactly one of ``probs``/``logits``, broadcast together, the count in the parameter's dtype;
+    ``dist._param`` is whichever of the two was given (the other is derived lazily)."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    name, given = ("probs", probs) if probs is not None else ("logits", logits)
+    count, param = broadcast_all(total_count, given)
+    setattr(dist, name, param)
+    dist._param = param
+    dist.total_count = count.type_as(param)

@@ -153,10 +153,10 @@ class RecurrentLayer(Function):
                 sizes: list, reverse: bool, padded: bool) -> tuple:
         ctx.save_for_backward(proj, h0, c0, w_hh, b_hh)
         ctx.sizes, ctx.reverse = sizes, reverse
-        outs, h, c, ctx.tape = _run(array_math(h0._backend.xp), proj._data, h0._data,
-                                    None if c0 is None else c0._data, w_hh._data,
+        m = array_math(h0._backend.xp)
+        outs, h, c, ctx.tape = _run(m, proj._data, h0._data, None if c0 is None else c0._data, w_hh._data,
                                     None if b_hh is None else b_hh._data, sizes, reverse)
-        out = array_math(h0._backend.xp).concat(outs, 0)
+        out = m.concat(outs, 0)
         if padded:
             out = out.reshape(len(sizes), sizes[0], out.shape[-1])
         if c0 is None:
