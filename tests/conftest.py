@@ -183,6 +183,27 @@ def logical(monkeypatch: Any) -> Any:
     cuda.use_logical_devices(None)
 
 
+@pytest.fixture
+def any_cuda(monkeypatch: Any) -> Any:
+    """One CUDA device for a test that must pass on both kinds: the real GPU where CuPy finds
+    one (the test then checks learntorch on CuPy: ``make test-gpu``), else one logical device
+    (the strict stand-in).  Yields the backend's name, ``"cupy"`` or ``"strict"``, for the few
+    lines that differ (the stand-in has no float16, say)."""
+    from learntorch import arrays
+    cuda = lt.cuda
+    monkeypatch.delenv("LEARNTORCH_FAKE_CUDA", raising=False)
+    cuda.cupy_or_none.cache_clear()
+    if cuda.cupy_or_none() is not None:
+        yield "cupy"
+        return
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    cuda.use_logical_devices(1)
+    arrays._cuda_backend.cache_clear()
+    yield "strict"
+    cuda.use_logical_devices(None)
+    arrays._cuda_backend.cache_clear()
+
+
 @pytest.fixture(autouse=True)
 def _grad_mode_is_restored():
     """A test that fails inside ``no_grad`` (or a buggy grad-mode switch) must not leak
@@ -210,6 +231,35 @@ def to_numpy(x: Any) -> np.ndarray:
             x = x.float()
         return np.array(x.numpy(), copy=True)
     return np.asarray(x)
+
+
+def same_on_cpu_and_cuda(fn: Callable, *arrays: np.ndarray, rtol: float = 1e-5, atol: float = 1e-6) -> None:
+    """Run ``fn`` on leaves made from ``arrays`` on the CPU and on ``cuda`` (with the same seed,
+    so that dropout and the like draw the same numbers); the outputs (values, dtypes, node
+    names) and the gradients of the leaves must agree.  Use it with the ``any_cuda`` fixture."""
+    results = {}
+    for dev in ("cpu", "cuda"):
+        lt.manual_seed(0)
+        xs = [lt.tensor(a, device=dev, requires_grad=np.issubdtype(a.dtype, np.floating)) for a in arrays]
+        out = fn(*xs)
+        outs = out if isinstance(out, tuple) else (out,)
+        for o in outs:
+            assert str(o.device) == ("cpu" if dev == "cpu" else "cuda:0")
+        diff = [o for o in outs if o.requires_grad]
+        if diff:
+            w = lt.tensor(np.linspace(-1, 1, diff[0].numel()).reshape(tuple(diff[0].shape)).astype(
+                to_numpy(diff[0]).dtype), device=dev)
+            (diff[0] * w).sum().backward()
+        results[dev] = ([(to_numpy(o), o.dtype, o.grad_fn.name() if o.grad_fn else None) for o in outs],
+                        [None if x.grad is None else to_numpy(x.grad) for x in xs])
+    (cpu_outs, cpu_grads), (gpu_outs, gpu_grads) = results["cpu"], results["cuda"]
+    for (c, cd, cn), (g, gd, gn) in zip(cpu_outs, gpu_outs):
+        assert cd is gd and cn == gn
+        np.testing.assert_allclose(g, c, rtol=rtol, atol=atol)
+    for c, g in zip(cpu_grads, gpu_grads):
+        assert (c is None) == (g is None)
+        if c is not None:
+            np.testing.assert_allclose(g, c, rtol=rtol, atol=atol)
 
 
 def lt_to_torch(x: lt.Tensor, torch: Any, requires_grad: bool | None = None) -> Any:

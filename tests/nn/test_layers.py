@@ -765,36 +765,25 @@ def test_sequential_of_new_layers(torch_oracle):
     check_both(run, torch_oracle)
 
 
-def test_layers_on_the_cuda_stand_in(monkeypatch):
-    """The layers use only the array API (plus guarded NumPy fast paths): on the strict stand-in
-    for CuPy they give the CPU's values and gradients."""
-    from learntorch import arrays, cuda
-    monkeypatch.setenv("LEARNTORCH_FAKE_CUDA", "1")
-    arrays._cuda_backend.cache_clear()
-    cuda.cupy_or_none.cache_clear()
-    if cuda.cupy_or_none() is not None:
-        pytest.skip("a real GPU is present")
-    try:
-        results = []
-        for dev in ("cpu", "cuda"):
-            lt.manual_seed(0)
-            model = lt.nn.Sequential(lt.nn.Linear(4, 6), lt.nn.BatchNorm1d(6), lt.nn.GELU(), lt.nn.Dropout(0.3),
-                                     lt.nn.Linear(6, 6), lt.nn.LayerNorm(6), lt.nn.ReLU(), lt.nn.Linear(6, 3)).to(dev)
-            emb = lt.nn.Embedding(5, 4, padding_idx=0).to(dev)
-            x = lt.tensor(X, device=dev, requires_grad=True)
-            idx = lt.tensor([0, 1, 4, 1, 2], device=dev)
-            logits = model(x + emb(idx))
-            target = lt.tensor(T % 3, device=dev)
-            loss = (nnf(lt).cross_entropy(logits, target, label_smoothing=0.1)
-                    + nnf(lt).nll_loss(nnf(lt).log_softmax(logits, 1), target, weight=lt.ones(3, device=dev))
-                    + nnf(lt).mse_loss(logits.softmax(1), nnf(lt).one_hot(target, 3).float())
-                    + nnf(lt).binary_cross_entropy_with_logits(logits, lt.ones(5, 3, device=dev))
-                    + nnf(lt).cross_entropy(logits.view(5, 3, 1), target.view(5, 1)))
-            loss.backward()
-            results.append([loss, x.grad, emb.weight.grad] + [p.grad for p in model.parameters()])
-        for a, b in zip(*results):
-            np.testing.assert_allclose(to_numpy(b), to_numpy(a), rtol=1e-5, atol=1e-6)
-    finally:
-        monkeypatch.delenv("LEARNTORCH_FAKE_CUDA", raising=False)
-        arrays._cuda_backend.cache_clear()
-        cuda.cupy_or_none.cache_clear()
+def test_layers_on_cuda(any_cuda):
+    """The layers use only the array API (plus guarded NumPy fast paths): on CuPy, and on the
+    strict stand-in for it, they give the CPU's values and gradients."""
+    results = []
+    for dev in ("cpu", "cuda"):
+        lt.manual_seed(0)
+        model = lt.nn.Sequential(lt.nn.Linear(4, 6), lt.nn.BatchNorm1d(6), lt.nn.GELU(), lt.nn.Dropout(0.3),
+                                 lt.nn.Linear(6, 6), lt.nn.LayerNorm(6), lt.nn.ReLU(), lt.nn.Linear(6, 3)).to(dev)
+        emb = lt.nn.Embedding(5, 4, padding_idx=0).to(dev)
+        x = lt.tensor(X, device=dev, requires_grad=True)
+        idx = lt.tensor([0, 1, 4, 1, 2], device=dev)
+        logits = model(x + emb(idx))
+        target = lt.tensor(T % 3, device=dev)
+        loss = (nnf(lt).cross_entropy(logits, target, label_smoothing=0.1)
+                + nnf(lt).nll_loss(nnf(lt).log_softmax(logits, 1), target, weight=lt.ones(3, device=dev))
+                + nnf(lt).mse_loss(logits.softmax(1), nnf(lt).one_hot(target, 3).float())
+                + nnf(lt).binary_cross_entropy_with_logits(logits, lt.ones(5, 3, device=dev))
+                + nnf(lt).cross_entropy(logits.view(5, 3, 1), target.view(5, 1)))
+        loss.backward()
+        results.append([loss, x.grad, emb.weight.grad] + [p.grad for p in model.parameters()])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(to_numpy(b), to_numpy(a), rtol=1e-5, atol=1e-6)

@@ -18,7 +18,6 @@ import numpy as np
 import pytest
 
 import learntorch as lt
-from learntorch import arrays, cuda
 from learntorch.nn.utils import rnn as lt_rnn
 
 from conftest import assert_draws_same, assert_same, raises_both, to_numpy
@@ -334,21 +333,7 @@ def test_sort_error_is_pytorchs_runtime_error():
     assert str(info.value) == SORT_MESSAGE
 
 
-@pytest.fixture
-def fake_cuda(monkeypatch):
-    """The CuPy stand-in (``LEARNTORCH_FAKE_CUDA=1``) for one test."""
-    monkeypatch.setenv("LEARNTORCH_FAKE_CUDA", "1")
-    arrays._cuda_backend.cache_clear()
-    cuda.cupy_or_none.cache_clear()
-    if cuda.cupy_or_none() is not None:
-        pytest.skip("a real GPU is present: the stand-in is only used where there is none")
-    yield
-    monkeypatch.delenv("LEARNTORCH_FAKE_CUDA", raising=False)
-    arrays._cuda_backend.cache_clear()
-    cuda.cupy_or_none.cache_clear()
-
-
-def test_lengths_on_cuda_is_pytorchs_error(fake_cuda):
+def test_lengths_on_cuda_is_pytorchs_error(any_cuda):
     x = lt.zeros(4, 3, 2, device="cuda")
     with pytest.raises(RuntimeError) as info:
         lt_rnn.pack_padded_sequence(x, lt.tensor([4, 2, 1], device="cuda"))
@@ -357,7 +342,7 @@ def test_lengths_on_cuda_is_pytorchs_error(fake_cuda):
         lt_rnn.PackedSequence(x, lt.tensor([3, 2], device="cuda"))
 
 
-def test_gru_packed_on_cuda_stand_in_equals_cpu(fake_cuda):
+def test_gru_packed_on_cuda_equals_cpu(any_cuda):
     lt.manual_seed(0)
     gru = lt.nn.GRU(IN, HID, num_layers=2, bidirectional=True)
     x = lt.randn(STEPS, BATCH, IN)

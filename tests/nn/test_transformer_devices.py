@@ -10,19 +10,6 @@ import numpy as np
 import pytest
 
 import learntorch as lt
-from learntorch import cuda
-
-
-@pytest.fixture
-def logical_cuda(monkeypatch: Any) -> Any:
-    monkeypatch.delenv("LEARNTORCH_FAKE_CUDA", raising=False)
-    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    cuda.cupy_or_none.cache_clear()
-    if cuda.cupy_or_none() is not None:
-        pytest.skip("a real GPU is present: logical devices are only used where there is none")
-    cuda.use_logical_devices(1)
-    yield
-    cuda.use_logical_devices(None)
 
 
 def _run(model: Any, device: str, arrays: list, **masks: Any) -> tuple:
@@ -44,7 +31,7 @@ def _run(model: Any, device: str, arrays: list, **masks: Any) -> tuple:
     (lambda: lt.nn.InstanceNorm1d(4, affine=True, track_running_stats=True), [(2, 4, 3)], {}),
 ], ids=["transformer", "mha", "group_norm", "instance_norm"])
 @pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")  # PyTorch's warning too (test_transformer.py)
-def test_same_numbers_on_logical_cuda(logical_cuda: Any, make: Any, shapes: list, masks: dict) -> None:
+def test_same_numbers_on_cuda(any_cuda: Any, make: Any, shapes: list, masks: dict) -> None:
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
     lt.manual_seed(0)
