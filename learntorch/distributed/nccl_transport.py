@@ -57,7 +57,7 @@ class NcclTransport:
         queue(self.stream.ptr)
         done = self.stream.record()
         cp.cuda.get_current_stream().wait_event(done)  # later work on the current stream sees the result
-        return done.query
+        return lambda: done.done  # CuPy's Event.done: True once the GPU has passed the event
 
     def all_reduce(self, buf: Any, op: ReduceOp) -> Callable[[], bool]:
         return self._launch(lambda s: self.comm.allReduce(buf.data.ptr, buf.data.ptr, buf.size, self._dtype(buf),

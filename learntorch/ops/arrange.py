@@ -25,6 +25,7 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from .. import autocast_state, dtypes
+from ..arrays import to_numpy, transfer
 from ..autograd.function import Function
 from ..device import CPU
 from ..tensor import Tensor, _wrap_dim
@@ -354,9 +355,10 @@ def _cumprod_backward(grad: Tensor, x: Tensor, y: Tensor, dim: int) -> Tensor:
     g, a, out = grad._data, x._data, y._data
     if not has_zero:
         with np.errstate(all="ignore"):
-            reversed_cumsum = np.flip(np.cumsum(np.flip(g * out, dim), axis=dim), dim)
-            return new_result(np.ascontiguousarray(reversed_cumsum / a), grad)
-    return new_result(_cumprod_backward_with_zeros(np.asarray(g), np.asarray(a), dim), grad)
+            reversed_cumsum = np.flip(np.cumsum(np.flip(g * out, dim), axis=dim), dim)  # (CuPy's, on a GPU)
+            return new_result(grad._backend.xp.ascontiguousarray(reversed_cumsum / a), grad)
+    host = _cumprod_backward_with_zeros(to_numpy(g), to_numpy(a), dim)  # a loop: on the host
+    return new_result(transfer(host, CPU, grad._device), grad)
 
 
 def _cumprod_backward_with_zeros(g: np.ndarray, x: np.ndarray, dim: int) -> np.ndarray:

@@ -10,7 +10,10 @@ Backward: the gradient of ``src`` is ``grad.gather(dim, index)`` (each source el
 went to one place); the overwritten positions of the input get no gradient from
 ``scatter``, all of them keep theirs under ``scatter_add``.  The in-place forms
 (``scatter_`` ...) follow autograd's in-place rules and are attached to ``Tensor``
-at the bottom of this file.  The forward runs in NumPy (CPU).
+at the bottom of this file.  The forward runs in NumPy: on a GPU the arrays go to the
+host and the result comes back (NumPy's ``add.at`` and its kin combine repeated
+positions in index order; CuPy has no ``multiply.at``), so every device gives the
+CPU's numbers.
 """
 from __future__ import annotations
 
@@ -19,7 +22,9 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes, warn_always
+from ..arrays import to_numpy, transfer
 from ..autograd.function import Function
+from ..device import CPU
 from ..tensor import Tensor, _wrap_dim
 from .common import new_result
 from .indexing import check_index_range
@@ -59,19 +64,19 @@ class Scatter(Function):
     def forward(ctx, x: Tensor, src: Any = None, dim: int = 0, index: Any = None, value: Any = None,
                 add: bool = False, combine: Any = None) -> Tensor:
         # a 0-d index, input or src counts as 1-d of size 1 (``zeros(10).scatter_(0, tensor(3), value=1)``)
-        idx = np.atleast_1d(np.asarray(index._data))
-        out = np.array(x._data, copy=True)
+        idx = np.atleast_1d(to_numpy(index._data))
+        out = np.array(to_numpy(x._data), copy=True)
         target = out.reshape(out.shape or (1,))  # a view of out
         _check_in_range(idx, target.shape[dim], dim)
         pos = _positions(idx, dim)
-        values = value if src is None else np.atleast_1d(np.asarray(src._data))[
+        values = value if src is None else np.atleast_1d(to_numpy(src._data))[
             tuple(slice(0, s) for s in idx.shape)]
         if add or combine is not None:  # repeated positions combine, in index order
             (combine or np.add).at(target, pos, values)
         else:
             target[pos] = values
         ctx.dim, ctx.index, ctx.add, ctx.has_src = dim, index, add, src is not None
-        return new_result(out, x)
+        return new_result(transfer(out, CPU, x._device), x)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
@@ -137,11 +142,11 @@ class IndexAdd(Function):
 
     @staticmethod
     def forward(ctx, x: Tensor, source: Tensor, dim: int = 0, index: Any = None, alpha: Any = 1) -> Tensor:
-        out = np.array(x._data, copy=True)
+        out = np.array(to_numpy(x._data), copy=True)
         moved = np.moveaxis(out, dim, 0)  # a view: adding into it adds into out
-        np.add.at(moved, np.asarray(index._data), np.moveaxis(np.asarray(source._data) * alpha, dim, 0))
+        np.add.at(moved, to_numpy(index._data), np.moveaxis(to_numpy(source._data) * alpha, dim, 0))
         ctx.dim, ctx.index, ctx.alpha = dim, index, alpha
-        return new_result(out.astype(x._data.dtype, copy=False), x)
+        return new_result(transfer(out, CPU, x._device), x)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:

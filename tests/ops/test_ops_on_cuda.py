@@ -41,7 +41,7 @@ def layer(make: Callable[[], Any]) -> Callable:
 # What the strict stand-in lacks, for the cases it cannot run (CuPy has each of these).
 METHODS = "NumPy/CuPy array methods (.reshape, .astype) and pad, outside the array API"
 DTYPES = "NumPy/CuPy dtype objects and functions outside the array API"
-HOST = "kernels that call NumPy on the array"
+HOST = "NumPy functions called on the array (CuPy answers them through __array_function__)"
 SCALARS = "functions of two Python scalars, which the array API refuses"
 
 
@@ -84,7 +84,7 @@ CASES = [
     case("interpolate-bilinear", lambda x: F.interpolate(x, size=(5, 9), mode="bilinear", align_corners=False),
          IMG),
     case("interpolate-linear", lambda x: F.interpolate(x, scale_factor=1.5, mode="linear"), SEQ),
-    case("grid_sample", lambda x, g: F.grid_sample(x, g, align_corners=False), IMG, arr(2, 4, 5, 2), stand_in=HOST),
+    case("grid_sample", lambda x, g: F.grid_sample(x, g, align_corners=False), IMG, arr(2, 4, 5, 2)),
     case("affine_grid", lambda t: F.affine_grid(t, [2, 3, 4, 5], align_corners=False), arr(2, 2, 3)),
     # ---------------------------------------------------------------- layers
     case("linear-relu-dropout", lambda x: F.dropout(layer(lambda: lt.nn.Linear(9, 5))(x).relu(), 0.3), SEQ),
@@ -128,13 +128,14 @@ CASES = [
     case("ctc_loss", lambda x, t: F.ctc_loss(x.log_softmax(2), t, [6, 5], [3, 2]), arr(6, 2, 4),
          np.array([[1, 2, 1], [3, 3, 0]], np.int64)),
     # ---------------------------------------------------------------- tensor operations
-    case("cumulative", lambda x: x.cumsum(1) + x.cumprod(1) + x.cummax(1).values + lt.logcumsumexp(x, 1), arr(3, 5), stand_in=HOST),
+    case("cumulative", lambda x: x.cumsum(1) + x.cumprod(1) + x.cummax(1).values + lt.logcumsumexp(x, 1), arr(3, 5),
+         stand_in=HOST),
     case("sort-topk-kthvalue-median", lambda x: (x.sort(1).values, x.topk(2, 1).values, x.kthvalue(2, 1).values,
                                                  x.median(1).values, x.argsort(0)), arr(4, 6)),
     case("scatter-index_add", lambda x, s: x.scatter_add(1, lt.tensor([[0, 1, 1], [2, 2, 0]], device=x.device), s)
-         + x.index_add(0, lt.tensor([1, 1], device=x.device), s * 2), arr(2, 3), arr(2, 3), stand_in=HOST),
+         + x.index_add(0, lt.tensor([1, 1], device=x.device), s * 2), arr(2, 3), arr(2, 3)),
     case("scatter_reduce", lambda x, s: x.scatter_reduce(0, lt.tensor([[0, 1, 0], [0, 1, 1]], device=x.device), s,
-                                                         "amax", include_self=False), arr(2, 3), arr(2, 3), stand_in=HOST),
+                                                         "amax", include_self=False), arr(2, 3), arr(2, 3)),
     case("index_put-accumulate", lambda x, v: x.index_put((lt.tensor([0, 2, 0], device=x.device),), v,
                                                           accumulate=True), arr(3, 4), arr(3, 4)),
     case("take_along_dim-masked_scatter", lambda x: lt.take_along_dim(x, x.argsort(1), 1) +
@@ -165,6 +166,45 @@ CASES = [
     case("linalg-decompositions", lambda a: (lt.linalg.cholesky(a @ a.mT + lt.eye(3, device=a.device)),
                                              lt.linalg.eigvalsh(a + a.mT), lt.linalg.svdvals(a),
                                              lt.linalg.qr(a).R.abs()), arr(3, 3)),
+    case("more-activations", lambda x: F.glu(x, 1) + F.hardtanh(x[:, :2], -0.5, 0.5) + F.softmin(x[:, 2:], 1) +
+         F.prelu(x[:, :2], lt.tensor([0.2], device=x.device)) + F.relu6(x[:, 2:] * 9) + F.celu(x[:, :2]) +
+         F.softsign(x[:, 2:]) + F.tanhshrink(x[:, :2]) + F.hardshrink(x[:, 2:], 0.3), arr(3, 4), stand_in=METHODS),
+    case("more-losses", lambda x, y: F.poisson_nll_loss(x, y.abs().detach()) + F.gaussian_nll_loss(x, y.detach(), y.abs() + 0.1) +
+         F.soft_margin_loss(x, y.sign().detach()) + F.hinge_embedding_loss(x, y.sign().detach()) +
+         F.multilabel_soft_margin_loss(x, (y > 0).float()) +
+         F.multilabel_margin_loss(x, lt.tensor([[1, 0, -1, 2, 0]] * 4, device=x.device)), arr(4, 5), arr(4, 5), stand_in=METHODS),
+    case("statistics", lambda x: (lt.var_mean(x, 1)[0], lt.std_mean(x, 0)[1], lt.quantile(x, 0.3, dim=1),
+                                  lt.nanmedian(x, 1).values, x.mode(1).values, lt.aminmax(x).max), arr(4, 5)),
+    case("index-writes", lambda x, v: x.index_fill(1, lt.tensor([0, 2], device=x.device), -1.0) +
+         x.index_copy(0, lt.tensor([2, 0, 1], device=x.device), v) + x.put(lt.tensor([1, 5], device=x.device),
+                                                                            v[0, :2]) +
+         lt.take(x, lt.tensor([[0, 11]], device=x.device)).sum(), arr(3, 4), arr(3, 4)),
+    case("view-scatters", lambda x, v: lt.diagonal_scatter(x, v[0, :3]) + lt.select_scatter(x, v[1], 0, 2) +
+         lt.slice_scatter(x, v[:, :2], 1, 0, 2) + x.unfold(1, 2, 1).sum(-1).sum(-1, keepdim=True) +
+         x.as_strided((3, 2), (4, 2)).sum(), arr(3, 4), arr(3, 4), stand_in="assignment through an index array"),
+    case("nonzero-unique-where", lambda x: (lt.nonzero(x > 0), lt.unique(x.round(), sorted=True),
+                                            lt.where(x > 0, x, 0.5), lt.argwhere(x < 0)), arr(3, 4)),
+    case("one_hot-gumbel", lambda x: F.one_hot(x.argmax(1), 4).float() * x + F.gumbel_softmax(x, tau=0.5), arr(3, 4)),
+    case("dropout-family", lambda x: F.dropout2d(x, 0.5) + F.alpha_dropout(x, 0.2) + F.dropout1d(x[0], 0.3),
+         arr(2, 3, 4, 5)),
+    case("bilinear-prelu-layers", layer(lambda: lt.nn.Sequential(lt.nn.Linear(9, 6), lt.nn.PReLU(3),
+                                                                 lt.nn.Unflatten(2, (2, 3)), lt.nn.Flatten(1))),
+         SEQ),
+    case("mha-weights", lambda q, k: lt.nn.MultiheadAttention(4, 2, batch_first=True).to(q.device)(
+        q, k, k, need_weights=True, key_padding_mask=lt.tensor([[False] * 4, [False, False, True, True]],
+                                                               device=q.device))[1], arr(2, 3, 4), arr(2, 4, 4)),
+    case("transformer-decoder", layer(lambda: lt.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, norm_first=True)),
+         arr(4, 2, 8), arr(5, 2, 8)),
+    case("conv3d-transpose-upsample", lambda x, w: F.interpolate(F.conv_transpose3d(x, w, stride=2), scale_factor=0.5,
+                                                                 mode="trilinear"), VOL, arr(2, 2, 2, 2, 2), stand_in=METHODS),
+    case("pool3d-unpool", lambda x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2) +
+         F.adaptive_avg_pool3d(x.unsqueeze(0), (1, 3, 3)).sum(), IMG[:1, :, :6, :6], stand_in=DTYPES),
+    case("linalg-more", lambda a, b: (lt.linalg.lstsq(a, b).solution, lt.linalg.pinv(a), lt.linalg.matrix_exp(a * 0.3),
+                                      lt.linalg.matrix_power(a, 3), lt.linalg.slogdet(a).logabsdet), arr(3, 3),
+         arr(3, 2), stand_in=DTYPES),
+    case("distributions", lambda mu, s: (lt.distributions.Normal(mu, s.abs() + 0.5).rsample((2,)),
+                                         lt.distributions.Normal(mu, s.abs() + 0.5).log_prob(mu * 0.5),
+                                         lt.distributions.Categorical(logits=mu).entropy()), arr(3, 4), arr(3, 4)),
     case("float64", lambda x: (x.double().exp() @ x.double().T).log_softmax(0), arr(3, 4)),
     case("float16-matmul", lambda x: (x.half() @ x.half().T).float(), arr(3, 4), stand_in="no float16"),
 ]
@@ -219,3 +259,27 @@ def test_state_dict_moves_between_cpu_and_cuda(any_cuda: str, tmp_path: Any) -> 
         pytest.skip("the strict stand-in has no convolution kernel (array API only); a real GPU has (make test-gpu)")
     np.testing.assert_allclose(model(x).detach().cpu().numpy(), cpu_model(lt.tensor(SEQ)).detach().numpy(),
                                rtol=1e-5, atol=1e-6)
+
+
+def test_autocast_and_grad_scaler_on_cuda(any_cuda: str) -> None:
+    """Under ``autocast("cuda")`` a Linear computes in float16, as PyTorch's does on a GPU, and a
+    GradScaler step with finite gradients updates the weights and keeps its scale."""
+    if any_cuda == "strict":
+        pytest.skip("the strict stand-in has no float16 (array API only); a real GPU has (make test-gpu)")
+    lt.manual_seed(0)
+    lin = lt.nn.Linear(8, 4).cuda()
+    x = lt.randn(5, 8, device="cuda")
+    with lt.autocast("cuda"):
+        y = lin(x)
+    assert y.dtype is lt.float16 and lin.weight.dtype is lt.float32
+    np.testing.assert_allclose(y.float().detach().cpu().numpy(), lin(x).detach().cpu().numpy(), rtol=1e-2, atol=1e-2)
+    scaler = lt.amp.GradScaler("cuda")
+    opt = lt.optim.SGD(lin.parameters(), lr=0.1)
+    before = lin.weight.detach().cpu().numpy().copy()
+    with lt.autocast("cuda"):
+        loss = lin(x).float().pow(2).mean()
+    scaler.scale(loss).backward()
+    scaler.step(opt)
+    scaler.update()
+    assert scaler.get_scale() == 65536.0
+    assert not np.allclose(lin.weight.detach().cpu().numpy(), before)

@@ -328,7 +328,8 @@ OPS = [
 
 def _setitem_advanced(x):
     z = x * 1
-    z[[0, 1, 1], [2, 0, 0]] = lt.tensor([5.0, 6.0, 7.0], device=x.device)
+    # distinct positions: where one repeats, which write wins is undefined on a GPU (PyTorch's too)
+    z[[0, 1, 1], [2, 0, 2]] = lt.tensor([5.0, 6.0, 7.0], device=x.device)
     z[0, [0, 1]] = z[1, [1, 2]] * 2
     return z
 
