@@ -9,6 +9,7 @@ the Python that launched it.
 
     python benchmarks/gpu.py            # about a minute
     python benchmarks/gpu.py --quick
+    python benchmarks/gpu.py --profile 2     # cProfile of learntorch's step in case 2 (0-based)
 
 What to expect: at small sizes the GPU waits for Python, and learntorch launches several
 kernels (and Python calls) per operation where PyTorch launches one; at large sizes both
@@ -62,8 +63,8 @@ def block_steps(batch: int, t: int, d: int, heads: int) -> dict[str, Callable[[]
     x = rng.standard_normal((batch, t, d)).astype(np.float32)
     target = rng.standard_normal((batch, t, d)).astype(np.float32)
     learntorch.manual_seed(0)
-    blocks = {"learntorch": make_block(learntorch, d, heads)}
-    blocks["torch"] = make_block(torch, d, heads)
+    blocks = {"learntorch": make_block(learntorch, d, heads, t)}
+    blocks["torch"] = make_block(torch, d, heads, t)
     copy_state(blocks["learntorch"], blocks["torch"], torch)
     steps = {}
     for lib in (learntorch, torch):
@@ -77,6 +78,7 @@ def block_steps(batch: int, t: int, d: int, heads: int) -> dict[str, Callable[[]
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="fewer repetitions")
+    parser.add_argument("--profile", type=int, metavar="CASE", help="cProfile learntorch's step in this case")
     args = parser.parse_args()
     if not (learntorch.cuda.is_available() and torch.cuda.is_available()):
         print("gpu.py needs a GPU that both CuPy (learntorch) and PyTorch can use", file=sys.stderr)
@@ -89,6 +91,17 @@ def main() -> int:
               for b, t, d, h in ((8, 32, 64, 4), (32, 256, 512, 8))]
     print(f"{learntorch.cuda.get_device_name()}; torch {torch.__version__}; "
           f"CuPy {learntorch.cuda.cupy_or_none().__version__}; median of {repeats} steps each")
+    if args.profile is not None:
+        import cProfile
+        import pstats
+        name, make = cases[args.profile]
+        step = make()["learntorch"]
+        step()
+        profiler = cProfile.Profile()
+        profiler.runcall(lambda: [step() for _ in range(repeats)])
+        print(f"learntorch, {name}, {repeats} steps:")
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+        return 0
     print(f"{'case':58} {'learntorch ms':>14} {'torch ms':>10} {'ratio':>7}")
     for name, make in cases:
         steps = make()

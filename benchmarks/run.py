@@ -407,7 +407,7 @@ case("lstm", "LSTM forward + backward (2 layers, bidirectional) on a packed batc
 TF_B, TF_T, TF_D, TF_HEADS = 8, 32, 64, 4
 
 
-def make_block(lib: Any, d: int = TF_D, heads: int = TF_HEADS) -> Any:
+def make_block(lib: Any, d: int = TF_D, heads: int = TF_HEADS, t: int = TF_T) -> Any:
     """Chapter 09's pre-LayerNorm transformer block (``notebooks/scripts/tiny_gpt.py``: attention with
     ``F.scaled_dot_product_attention(is_causal=True)``, a 4x MLP with GELU, two residuals), the same
     source run on ``lib`` (``tiny_gpt.under`` swaps its imports)."""
@@ -416,7 +416,7 @@ def make_block(lib: Any, d: int = TF_D, heads: int = TF_HEADS) -> Any:
         sys.path.insert(0, scripts)
     import tiny_gpt
     module = tiny_gpt if lib is learntorch else tiny_gpt.under(lib.__name__)
-    return module.Block(module.GPTConfig(block_size=TF_T, n_head=heads, n_embd=d))
+    return module.Block(module.GPTConfig(block_size=t, n_head=heads, n_embd=d))
 
 
 def block_step(lib: Any, block: Any, opt: Any, x: Any, target: Any) -> float:
