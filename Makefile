@@ -124,7 +124,8 @@ test-pytest:
 test-explore: setup ## run the property tests with fresh random examples (not part of make test)
 	HYPOTHESIS_PROFILE=explore $(PY) -m pytest -n $(JOBS) tests/ -m hypothesis $(PYTEST_ARGS)
 
-# nbval re-runs the stored notebooks and compares their outputs. Folders that
+# nbval re-runs the stored notebooks and compares their outputs (a kernel that dies while
+# starting is started again, and says so: tests/nbval_plugin/kernel_start_retry.py). Folders that
 # do not exist or hold no notebook yet are left out; exit code 5 (nothing
 # collected) is not a failure.
 NBVAL_STEP ?= 2/4 notebooks (nbval)
@@ -139,8 +140,9 @@ test-notebooks:
 	else \
 	  rc=0; \
 	  set -x; \
+	  PYTHONPATH="$(CURDIR)/tests/nbval_plugin$${PYTHONPATH:+:$$PYTHONPATH}" \
 	  $(PY) -m pytest --nbval --nbval-current-env --nbval-cell-timeout=$(NBVAL_CELL_TIMEOUT) \
-	    --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider \
+	    --nbval-sanitize-with tests/nbval_sanitize.cfg -p no:cacheprovider -p kernel_start_retry \
 	    -n $(JOBS) --dist loadscope $$dirs $(PYTEST_ARGS) || rc=$$?; \
 	  { set +x; } 2>/dev/null; \
 	  if [ $$rc -eq 5 ]; then echo "nbval: no notebook cells to check"; \
