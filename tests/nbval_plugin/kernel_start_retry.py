@@ -5,7 +5,8 @@ Why: with ``-n 2`` two workers start their first kernels at the same moment.  No
 of them died before answering ("Kernel died before replying to kernel_info"), and every cell of
 that notebook then failed; the cells themselves were fine and passed when run again.  A kernel's
 start is not what nbval tests, so a second start is fair; each retry is reported on stderr with
-the dead kernel's own output, so that a kernel that always dies still fails, loudly.
+the dead kernel's own output (nbval itself sends it to os.devnull), so that a kernel that
+always dies still fails, loudly.
 """
 from __future__ import annotations
 
@@ -20,6 +21,10 @@ _start_new_kernel = nbval.kernel.start_new_kernel
 
 
 def start_new_kernel(*args: Any, **kwargs: Any) -> Any:
+    discard = kwargs.pop("stderr", None)  # nbval sends the kernel's stderr to os.devnull
+    if discard is not None:
+        discard.close()
+    kwargs.pop("stdout", None)
     for attempt in range(1, TRIES + 1):
         with tempfile.TemporaryFile("w+") as log:
             try:
