@@ -149,7 +149,12 @@ def _numpy_namespace() -> ModuleType:
             return compat.astype(x, dtype, copy=copy, device=device)  # (its error for another device)
         return x.astype(dtype, copy=copy)
 
-    for f in (sum, max, min, reshape, permute_dims, astype):
+    def full(shape: Any, fill_value: Any, *, dtype: Any = None, device: Any = None) -> Any:
+        if device not in (None, "cpu"):
+            return compat.full(shape, fill_value, dtype=dtype, device=device)  # (its error for another device)
+        return np.full(shape, fill_value, dtype=dtype)
+
+    for f in (sum, max, min, reshape, permute_dims, astype, full):
         setattr(xp, f.__name__, f)
     return xp
 

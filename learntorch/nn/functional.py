@@ -675,12 +675,19 @@ class NllLoss(Function):
         be = grad._backend
         xp = be.xp
         safe, wt, shape = ctx.safe, ctx.wt, ctx.input_shape
+        shape2 = (safe.shape[0], shape[-1] if len(shape) == 1 else shape[1]) + tuple(safe.shape[1:])
+        if be.is_numpy and wt is None and len(shape2) == 2 and not grad_mode._state.enabled:
+            # The usual batch (no class weights, every target counted), plainly backpropagated:
+            # PyTorch's ``-(grad / total)`` written at each sample's target class, in one assignment.
+            g = grad._data
+            coef = np.zeros(shape2, dtype=g.dtype)
+            coef[np.arange(shape2[0]), safe] = -(g / ctx.total) if ctx.reduction == "mean" else -g
+            return _const(grad, coef.reshape(shape))
         dt = grad._data.dtype
         # (0 - wt, not -wt: an ignored target's weight 0 must give +0, as in PyTorch, not -0)
         scale = xp.full(safe.shape, -1.0, dtype=dt, device=be.native_device) if wt is None else 0.0 - wt
         if ctx.reduction == "mean":
             scale = scale / ctx.total if ctx.total != 0 else xp.zeros_like(scale)
-        shape2 = (safe.shape[0], shape[-1] if len(shape) == 1 else shape[1]) + tuple(safe.shape[1:])
         if be.is_numpy:
             coef = np.zeros(shape2, dtype=scale.dtype)
             if coef.ndim == 2:
