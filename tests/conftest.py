@@ -40,6 +40,7 @@ scales it with the profile.
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import platform
 import re
@@ -167,6 +168,28 @@ def draws_bit_exact(torch_oracle: Any) -> bool:
 def torch_oracle():
     """The real ``torch`` module (the oracle), or skip the test with a reason."""
     return pytest.importorskip("torch", reason=TORCH_REASON)
+
+
+@pytest.fixture
+def torch_validates_arguments() -> Any:
+    """PyTorch's distribution-argument validation, on, as it is by default, for the oracle side of
+    a test.  PyTorch switches it off for the whole process the first time ``torch._dynamo``
+    patches itself (``TorchPatcher.patch`` calls ``Distribution.set_default_validate_args(False)``:
+    ``torch.compile``, some ``torch.func`` paths), which another test on the same worker may have
+    done.  The setting is restored afterwards.  Without torch installed, nothing to do."""
+    torch = sys.modules.get("torch")
+    if torch is None and importlib.util.find_spec("torch") is not None:
+        import torch
+    if torch is None:
+        yield
+        return
+    dist = torch.distributions.Distribution
+    before = dist._validate_args
+    dist.set_default_validate_args(True)
+    try:
+        yield
+    finally:
+        dist.set_default_validate_args(before)
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import inspect
 import warnings
-from typing import Any
+from typing import Any, Sequence
 
 from . import anomaly_mode, bfloat16_compute, grad_mode
 from .. import dtype_bfloat16
@@ -88,17 +88,25 @@ class BackwardFunction(Node, FunctionCtx):
     _bfloat16_args: tuple = ()  # set by bfloat16_compute.finish: which arguments were bfloat16
     _all_edges = True  # False (set by _link) when some forward argument has no edge
 
-    def apply(self, grad_outputs: list) -> list:
+    def apply(self, grad_outputs: list) -> Sequence:
         if self._freed:
             raise RuntimeError(_FREED_MESSAGE)
         if self._materialize_grads and (grad_outputs[0] is None if len(grad_outputs) == 1
                                         else _is_one_of(None, grad_outputs)):
             grad_outputs = [self._zeros_for(i) if g is None else g for i, g in enumerate(grad_outputs)]
         result = self._forward_cls._user_backward(self, *grad_outputs)
-        if not isinstance(result, tuple):
+        if type(result) is not tuple:
             result = (result,)
         if self._bfloat16_args:  # forward computed in float32: bfloat16 inputs get bfloat16 gradients
             result = bfloat16_compute.round_gradients(result, self._bfloat16_args)
+        if self._validate or not self._all_edges or len(result) != len(self.next_functions):
+            return self._checked(result)
+        return result  # a built-in op's gradients, one per edge: nothing to check (the usual case)
+
+    def _checked(self, result: tuple) -> list:
+        """What ``backward`` returned, checked and matched to the edges: one gradient per
+        argument of ``forward`` (extra trailing Nones allowed), and, for a learner's own Function,
+        None where an argument was not a tensor, and each gradient's shape, dtype and device."""
         expected = len(self.next_functions) if self._all_edges else len(self._arg_is_edge)
         if len(result) != expected:
             if len(result) > expected and all(r is None for r in result[expected:]):

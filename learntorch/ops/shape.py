@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from ..tensor import Tensor, _count_device_memory, _wrap_dim
+from ..tensor import Tensor, _wrap_dim
 from .common import check_same_device, new_result, numpy_aliases, sum_to, wrap_dims
 
 __all__ = ["reshape", "view", "flatten", "transpose", "t", "permute", "squeeze", "unsqueeze", "expand",
@@ -130,7 +130,30 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
         return View.apply(input, shape, False)
     if _viewable(input, shape):  # non-contiguous, but its strides allow the shape
         return ReshapeAlias.apply(input, shape, False)
-    return UnsafeView.apply(input.clone(), shape, False)  # as PyTorch: a copy, then reshaped (CloneBackward0)
+    # as PyTorch: a row-major copy (CloneBackward0), then reshaped -- a view of the copy, no second copy
+    return UnsafeView.apply(RowMajorClone.apply(input), shape, False)
+
+
+class RowMajorClone(Function):
+    """``clone(memory_format=torch.contiguous_format)``: a copy stored row-major whatever
+    ``x``'s strides, in one pass -- what ``contiguous()`` and a ``reshape`` that cannot be a view
+    make.  (A plain ``clone()`` keeps a transposed tensor transposed; copying that and then
+    reshaping it would copy twice.)  PyTorch's node is the same ``CloneBackward0``."""
+
+    _backward_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor) -> Tensor:
+        xp, a = x._backend.xp, x._data
+        if x.is_contiguous():
+            return new_result(xp.asarray(a, copy=True), x)
+        if hasattr(a, "flags"):  # NumPy, CuPy
+            return new_result(xp.ascontiguousarray(a), x)
+        return new_result(xp.reshape(xp.reshape(a, (-1,)), a.shape), x)  # (the array API's row-major copy)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> Tensor:
+        return grad
 
 
 def _viewable(input: Tensor, shape: tuple) -> bool:
@@ -610,16 +633,7 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
     """``self`` if already laid out row-major in memory, else a copy that is."""
     if input.is_contiguous():
         return input
-    out = input.clone()  # (the method: pointwise.clone, which sits above this module)
-    if out._backend.is_numpy:
-        import numpy as np
-        out._data = np.ascontiguousarray(out._data)
-    else:  # flattening copies in row-major order: the portable way to a contiguous array
-        xp = out._backend.xp
-        out._data = xp.reshape(xp.reshape(out._data, (-1,)), out._data.shape)
-        if out.is_cuda:
-            _count_device_memory(out._data, out._device)
-    return out
+    return RowMajorClone.apply(input)
 
 
 def _atleast(n: int, tensors: tuple) -> Any:

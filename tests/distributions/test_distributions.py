@@ -17,6 +17,8 @@ import pytest
 import learntorch as lt
 from conftest import assert_draws_same, assert_same, grads_both, raises_both, to_numpy
 
+pytestmark = pytest.mark.usefixtures("torch_validates_arguments")  # (tests/conftest.py says why)
+
 COV = [[2.0, 0.5], [0.5, 1.0]]
 
 

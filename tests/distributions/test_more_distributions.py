@@ -20,6 +20,8 @@ import learntorch as lt
 from conftest import assert_same, grads_both, raises_both, to_numpy
 from learntorch.distributions.standard_gamma import standard_gamma_grad
 
+pytestmark = pytest.mark.usefixtures("torch_validates_arguments")  # (tests/conftest.py says why)
+
 
 def D(T: Any) -> Any:
     return T.distributions

@@ -84,8 +84,24 @@ def test_reshape_views_and_copy_rules() -> None:
     _same(xp.reshape(np.float32(2.0), (1,)), compat.reshape(np.float32(2.0), (1,)))
 
 
+@pytest.mark.parametrize("fill", [1, -0.0, 2.5, True, float("nan")])
+@pytest.mark.parametrize("dtype", [None, np.float32, np.float64, np.int64, np.bool_, ml_dtypes.bfloat16])
+def test_full_matches(fill, dtype) -> None:
+    for shape in ((), (3,), (2, 0), (2, 3)):
+        with np.errstate(invalid="ignore"):  # nan to int64: NumPy's warning is not what is tested here
+            direct = xp.full(shape, fill, dtype=dtype, device="cpu")
+            wrapped = compat.full(shape, fill, dtype=dtype, device="cpu")
+        assert type(direct) is type(wrapped) and direct.dtype == wrapped.dtype and direct.shape == wrapped.shape
+        assert direct.tobytes() == wrapped.tobytes()  # bit for bit: -0.0 and nan included
+    with pytest.raises(ValueError) as direct:  # another device: the compat layer's own error
+        xp.full((2,), 1.0, device="cuda")
+    with pytest.raises(ValueError) as wrapped:
+        compat.full((2,), 1.0, device="cuda")
+    assert str(direct.value) == str(wrapped.value)
+
+
 def test_everything_else_is_the_compat_namespace() -> None:
-    replaced = {"sum", "max", "min", "reshape", "permute_dims", "astype"}
+    replaced = {"sum", "max", "min", "reshape", "permute_dims", "astype", "full"}
     for name, value in vars(compat).items():
         if not name.startswith("__") and name not in replaced:
             assert getattr(xp, name) is value, name
