@@ -240,17 +240,18 @@ class Tensor:
         """Fill the slots of a new tensor (used by every constructor)."""
         self._data = data
         self._device = dev
-        if dev.type != "cpu":
+        on_cpu = dev.type == "cpu"  # (then ``data`` is a NumPy array: no need to ask what its dtype is)
+        if not on_cpu:
             _count_device_memory(data, dev)
         dt = data.dtype  # a NumPy dtype (NumPy, CuPy) or an array-api-strict one (the stand-in)
-        self._dtype = (dtypes._BY_NP.get(dt) if isinstance(dt, np.dtype) else None) or dtypes.from_any(dt)
+        self._dtype = (dtypes._BY_NP.get(dt) if on_cpu or isinstance(dt, np.dtype) else None) or dtypes.from_any(dt)
         if self._dtype is _BFLOAT16:
             dtype_bfloat16.made = True
         self._requires_grad = requires_grad
         self.grad_fn = None
         self._output_nr = 0
         self._version_counter = [0]
-        if grad_mode._state.inference:  # made inside inference_mode(): an inference tensor (is_inference())
+        if grad_mode.used and grad_mode._state.inference:  # made inside inference_mode(): an inference tensor
             self._inference = True
 
     @classmethod

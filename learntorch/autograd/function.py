@@ -303,7 +303,8 @@ class Function(metaclass=_FunctionMeta):
         elif kwargs and cls._backward_cls._validate:  # a learner's Function called with keywords
             args, kwargs = _keywords_as_positions(cls.forward, args, kwargs), {}
         needs = _needs_input_grad(args)
-        record = prev and True in needs and not state.inference  # (enable_grad inside inference_mode records nothing)
+        # (enable_grad inside inference_mode records nothing)
+        record = prev and True in needs and not (grad_mode.used and state.inference)
         # Only a recorded call needs a real node; otherwise a throw-away context will do.
         ctx = cls._backward_cls() if record else _UnrecordedCtx()
         ctx.needs_input_grad = needs

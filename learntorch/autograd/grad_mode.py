@@ -124,6 +124,12 @@ class enable_grad(_GradModeContext):
     _mode = True
 
 
+# Whether any thread has ever entered ``inference_mode()``.  Every new tensor and every recorded
+# operation asks whether inference mode is on; reading the thread-local ``_state`` costs several
+# times a module attribute, so the hot paths read ``_state.inference`` only once this is True.
+used = False
+
+
 def is_inference_mode_enabled() -> bool:
     """True inside ``inference_mode()`` (learntorch treats it as ``no_grad``)."""
     return _state.inference
@@ -140,9 +146,11 @@ class inference_mode(no_grad):
         self._mode = not mode
 
     def __enter__(self) -> None:
+        global used
         super().__enter__()
         self._prev_inference = _state.inference
         _state.inference = self._inference
+        used = used or self._inference
 
     def __exit__(self, *exc: Any) -> None:
         _state.inference = self._prev_inference
