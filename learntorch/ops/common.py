@@ -1,6 +1,7 @@
 """Helpers shared by the operations: operand preparation, dims, undoing broadcasting."""
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 from typing import Any, Optional, Sequence, Union
 
@@ -83,6 +84,36 @@ def binary_operands(a: Tensor, b: Any, broadcast: bool = True) -> tuple[Any, Any
     if type(b) is not bool and dt is not dtypes.bool:
         b = wrapped_int(b, dt)
     return xa, b, dt
+
+
+# Python floats that met float32 or float64 NumPy arrays, kept as 0-d arrays of that dtype
+_NUMBER_ARRAYS: dict = {dtypes.float32: {}, dtypes.float64: {}}
+
+
+def number_operand(t: Tensor, b: float) -> Any:
+    """``b``, a Python float about to meet ``t``'s array in arithmetic, in the form that
+    makes the operation fastest.
+
+    NumPy 2 treats a Python float as a "weak" scalar (NEP 50) and works out, on every call,
+    what it becomes next to the array: ``a * 1.01`` on a small array costs twice ``a * a``.
+    The number cast once to the array's dtype and kept as a 0-d array gives the same values
+    (NEP 50 casts it to float32 for a float32 array first, and so do PyTorch's CPU kernels)
+    at the speed of ``a * a``.  Kept: the finite, non-zero constants of a program (a few
+    hundred at most); 0.0 is not kept, since it equals -0.0, a different operand."""
+    table = _NUMBER_ARRAYS.get(t._dtype)
+    if table is None or type(t._data) is not np.ndarray:
+        return b
+    arr = table.get(b)
+    if arr is None:
+        if not b or not math.isfinite(b) or len(table) >= 256:
+            return b
+        with np.errstate(over="ignore"):
+            arr = np.array(b, dtype=t._dtype._np)
+        if not math.isfinite(arr):
+            return b  # (beyond float32's range: let the operation overflow, and warn, as it would)
+        arr.flags.writeable = False
+        table[b] = arr
+    return arr
 
 
 def _numpy_scalar(b: Any) -> Number:

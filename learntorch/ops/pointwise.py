@@ -20,7 +20,7 @@ from ..autograd.function import Function
 from ..device import device
 from ..arrays import for_device, transfer
 from ..tensor import Tensor, _parse_to
-from .common import binary_operands, infer_size, new_result, sum_to
+from .common import binary_operands, infer_size, new_result, number_operand, sum_to
 
 __all__ = ["add", "sub", "rsub", "mul", "div", "rdiv", "neg", "pow", "rpow", "exp", "log", "sqrt", "abs",
            "sin", "cos", "tanh", "sigmoid", "relu", "clamp", "reciprocal", "maximum", "minimum", "where",
@@ -52,7 +52,7 @@ def _scaled(grad: Tensor, k: Any) -> Tensor:
     """``grad * k`` for a Python number ``k``."""
     if grad_mode._state.enabled:
         return grad * k
-    return new_result(grad._data * k, grad)
+    return new_result(grad._data * (number_operand(grad, k) if type(k) is float else k), grad)
 
 
 def _times(grad: Tensor, t: Tensor) -> Tensor:
@@ -78,7 +78,9 @@ class Add(Function):
     def forward(ctx, a: Tensor, b: Any, alpha: Any = 1) -> Tensor:
         xa, xb, _ = binary_operands(a, b)
         ctx.metas, ctx.alpha = (_meta(a), _meta(b)), alpha
-        return new_result(xa + xb if alpha == 1 else xa + xb * alpha, a)
+        if alpha == 1:
+            return new_result(xa + (number_operand(a, xb) if type(xb) is float else xb), a)
+        return new_result(xa + xb * alpha, a)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
@@ -99,7 +101,9 @@ class Sub(Function):
                                "the `^` or `logical_xor()` operator instead.")
         xa, xb, _ = binary_operands(a, b)
         ctx.metas, ctx.alpha = (_meta(a), _meta(b)), alpha
-        return new_result(xa - xb if alpha == 1 else xa - xb * alpha, a)
+        if alpha == 1:
+            return new_result(xa - (number_operand(a, xb) if type(xb) is float else xb), a)
+        return new_result(xa - xb * alpha, a)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
@@ -146,6 +150,8 @@ class Mul(Function):
             ctx.metas = (_meta(a), None)
             ctx.scalar = b
             ctx._saved = ()  # PyTorch saves the number as a tensor: freed by backward, a second one is refused
+            if type(xb) is float:
+                xb = number_operand(a, xb)
         return new_result(xa * xb, a)
 
     @staticmethod
