@@ -191,7 +191,7 @@ def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, r
                     result = fn(tuple(grad_inputs), tuple(grads))
                     if result is not None:
                         grad_inputs = _node_hook_result(result, grad_inputs, fn)
-            if not retain_graph:
+            if not retain_graph and node._saved is not None:  # (a node that saved nothing has nothing to free)
                 node.release()
             for (nxt, nr), g in zip(node.next_functions, grad_inputs):
                 left = deps.get(nxt)  # None: no edge (nxt is None) or a node this pass skips

@@ -214,6 +214,7 @@ class Node:
     _retains_grad: Optional[dict[int, Any]] = None
     _num_outputs = 1
     next_functions: tuple = ()  # set on the instance when the node is linked into a graph
+    _saved: Any = None  # the tensors a Function's node saved for backward (the engine releases them)
 
     def __init__(self) -> None:
         self._seq_nr = next(_sequence)
