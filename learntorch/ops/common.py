@@ -8,6 +8,7 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from .. import dtypes
+from ..autograd import grad_mode
 from ..arrays import transfer
 from ..device import CPU
 from ..tensor import Tensor, _wrap_dim
@@ -183,7 +184,8 @@ def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
 
     If ``x`` of shape (3, 1) was broadcast to (2, 3, 4) in forward, each of its
     elements was used 2·4 times, so its gradient is the sum over those copies.
-    Written with tensor operations so that it is itself differentiable.
+    Written with tensor operations so that it is itself differentiable; in a plain
+    backward, which records nothing, the same sum runs on the array.
     """
     shape = tuple(shape)
     if grad._data.shape == shape:
@@ -191,6 +193,9 @@ def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
     lead = grad.ndim - len(shape)
     axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape)
                                       if s == 1 and grad.shape[lead + i] != 1)
+    if not grad_mode._state.enabled:
+        xp, g = grad._backend.xp, grad._data
+        return new_result(xp.reshape(xp.sum(g, axis=axes, keepdims=True) if axes else g, shape), grad)
     out = grad.sum(dim=axes, keepdim=True) if axes else grad
     if lead:
         out = out.reshape(shape)

@@ -16,6 +16,7 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from .. import autocast_state, dtypes
+from ..autograd import grad_mode
 from ..autograd.function import Function, FunctionCtx
 from ..tensor import Tensor
 from .autocast import float32_precision
@@ -43,6 +44,17 @@ max_result, min_result, sort_result, topk_result = (_return_type(n) for n in ("m
 
 def _expand_back(grad: Tensor, shape: tuple, axes: Optional[tuple], keepdim: bool) -> Tensor:
     """Give a reduced gradient its reduced axes back (size 1), then broadcast to ``shape``."""
+    if not grad_mode._state.enabled:  # a plain backward records nothing: the same steps on the array
+        g = grad._data
+        xp = grad._backend.xp
+        if axes is not None and not keepdim:
+            new_shape = list(g.shape)
+            for a in axes:
+                new_shape.insert(a, 1)
+            g = xp.reshape(g, tuple(new_shape))
+        elif axes is None:
+            g = xp.reshape(g, (1,) * len(shape))
+        return new_result(xp.broadcast_to(g, tuple(shape)), grad)
     if axes is not None and not keepdim:
         new_shape = list(grad.shape)
         for a in axes:
@@ -107,6 +119,9 @@ class Mean(Function):
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
         shape, axes, keepdim = ctx.args
+        if not grad_mode._state.enabled and ctx.count and grad._dtype in (dtypes.float32, dtypes.float64):
+            # a plain backward: divide the array, nothing to record
+            return _expand_back(new_result(grad._data / ctx.count, grad), shape, axes, keepdim), None, None, None
         return _expand_back(grad / ctx.count, shape, axes, keepdim), None, None, None
 
 
