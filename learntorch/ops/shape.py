@@ -67,7 +67,18 @@ class View(Function):
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
-        return grad.reshape(ctx.input_shape), None, None
+        return _reshaped_back(grad, ctx.input_shape), None, None
+
+
+def _reshaped_back(grad: Tensor, shape: tuple) -> Tensor:
+    """``grad.reshape(shape)``, the backward of every view that changes the shape.  In a plain
+    backward (nothing recorded) of a row-major gradient -- the usual case -- it is made as the
+    view it is, without reshape's checks and its Function call (attention's reshapes and
+    ``nn.Linear`` on 3-D inputs come through here several times a step)."""
+    flags = getattr(grad._data, "flags", None)
+    if not grad_mode._state.enabled and flags is not None and flags.c_contiguous:
+        return grad._view_of(grad._data.reshape(shape))
+    return grad.reshape(shape)
 
 
 class ReshapeAlias(View):
@@ -262,7 +273,7 @@ class Squeeze(Function):
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
-        return grad.reshape(ctx.input_shape), None
+        return _reshaped_back(grad, ctx.input_shape), None
 
 
 class SqueezeAll(Squeeze):
