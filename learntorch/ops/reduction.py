@@ -54,7 +54,7 @@ def _expand_back(grad: Tensor, shape: tuple, axes: Optional[tuple], keepdim: boo
             g = xp.reshape(g, tuple(new_shape))
         elif axes is None:
             g = xp.reshape(g, (1,) * len(shape))
-        return new_result(xp.broadcast_to(g, tuple(shape)), grad)
+        return grad._view_of(xp.broadcast_to(g, tuple(shape)))  # (a view of grad, as PyTorch's expand is)
     if axes is not None and not keepdim:
         new_shape = list(grad.shape)
         for a in axes:
@@ -119,10 +119,12 @@ class Mean(Function):
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
         shape, axes, keepdim = ctx.args
+        # As PyTorch's mean_backward: expand, then divide -- a fresh row-major gradient, not a
+        # stride-0 view (so a leaf keeps it as its .grad without a copy).
+        expanded = _expand_back(grad, shape, axes, keepdim)
         if not grad_mode._state.enabled and ctx.count and grad._dtype in (dtypes.float32, dtypes.float64):
-            # a plain backward: divide the array, nothing to record
-            return _expand_back(new_result(grad._data / ctx.count, grad), shape, axes, keepdim), None, None, None
-        return _expand_back(grad / ctx.count, shape, axes, keepdim), None, None, None
+            return new_result(expanded._data / ctx.count, grad), None, None, None  # (plain backward: on the array)
+        return expanded / ctx.count, None, None, None
 
 
 def _mean_kernel(xp: Any, data: Any, axes: Optional[tuple], keepdims: bool, n: int) -> Any:
