@@ -108,8 +108,11 @@ class Sub(Function):
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
         ma, mb = ctx.metas
-        return (_grad_for(grad, ma) if ctx.needs_input_grad[0] else None,
-                _grad_for(_scaled(grad, -ctx.alpha), mb) if ctx.needs_input_grad[1] else None)
+        if not ctx.needs_input_grad[1]:
+            return _grad_for(grad, ma), None
+        # PyTorch's formula: -grad, times alpha only when alpha is not 1
+        gb = _negated(grad) if ctx.alpha == 1 else _scaled(grad, -ctx.alpha)
+        return (_grad_for(grad, ma) if ctx.needs_input_grad[0] else None), _grad_for(gb, mb)
 
 
 class AddScalar(Add):
