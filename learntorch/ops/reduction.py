@@ -44,24 +44,20 @@ max_result, min_result, sort_result, topk_result = (_return_type(n) for n in ("m
 
 def _expand_back(grad: Tensor, shape: tuple, axes: Optional[tuple], keepdim: bool) -> Tensor:
     """Give a reduced gradient its reduced axes back (size 1), then broadcast to ``shape``."""
-    if not grad_mode._state.enabled:  # a plain backward records nothing: the same steps on the array
-        g = grad._data
-        xp = grad._backend.xp
-        if axes is not None and not keepdim:
-            new_shape = list(g.shape)
-            for a in axes:
-                new_shape.insert(a, 1)
-            g = xp.reshape(g, tuple(new_shape))
-        elif axes is None:
-            g = xp.reshape(g, (1,) * len(shape))
-        return grad._view_of(xp.broadcast_to(g, tuple(shape)))  # (a view of grad, as PyTorch's expand is)
+    kept = None  # the gradient's shape with the reduced axes back, when they were dropped
     if axes is not None and not keepdim:
-        new_shape = list(grad.shape)
+        kept = list(grad._data.shape)
         for a in axes:
-            new_shape.insert(a, 1)
-        grad = grad.reshape(new_shape)
+            kept.insert(a, 1)
+        kept = tuple(kept)
     elif axes is None:
-        grad = grad.reshape((1,) * len(shape))
+        kept = (1,) * len(shape)
+    if not grad_mode._state.enabled:  # a plain backward records nothing: the same steps on the array
+        xp, g = grad._backend.xp, grad._data
+        g = xp.reshape(g, kept) if kept is not None else g
+        return grad._view_of(xp.broadcast_to(g, tuple(shape)))  # (a view of grad, as PyTorch's expand is)
+    if kept is not None:
+        grad = grad.reshape(kept)
     return grad.expand(shape)
 
 
