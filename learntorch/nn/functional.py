@@ -747,30 +747,33 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
     if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
         return float32_precision(nll_loss, input, target, weight, size_average, ignore_index, reduce, reduction)
     reduction = _get_reduction(reduction, size_average, reduce)
-    check_same_device(*(t for t in (input, target, weight) if t is not None))
-    if input.ndim < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
-    if input.ndim != 1 and input.shape[0] != (target.shape[0] if target.ndim else 1):
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                         f"({target.shape[0] if target.ndim else 1}).")
+    check_same_device(input, target) if weight is None else check_same_device(input, target, weight)
+    # (the checks read the arrays' shapes: every classifier's step comes through here)
+    shape, t_shape = input._data.shape, target._data.shape
+    ndim, t_ndim = len(shape), len(t_shape)
+    if ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {ndim})")
+    if ndim != 1 and shape[0] != (t_shape[0] if t_ndim else 1):
+        raise ValueError(f"Expected input batch_size ({shape[0]}) to match target batch_size "
+                         f"({t_shape[0] if t_ndim else 1}).")
     if weight is not None and weight._dtype is not input._dtype:
         raise RuntimeError(f"expected scalar type {_scalar_name(input)} but found {_scalar_name(weight)}")
     kw = dict(weight=weight, reduction=reduction, ignore_index=ignore_index)
-    if input.ndim <= 2:
-        if target.ndim > 1:
+    if ndim <= 2:
+        if t_ndim > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        if not (input.ndim == 1 and target.ndim == 0) and input.shape[0] != target.shape[0]:
+        if not (ndim == 1 and t_ndim == 0) and shape[0] != t_shape[0]:
             raise RuntimeError(f"size mismatch (got input: {_sizes(input.shape)}, target: {_sizes(target.shape)})")
-        c = input.shape[-1]
+        c = shape[-1]
         if weight is not None and (weight.ndim != 1 or weight.numel() != c):
             raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no classes but got "
                                f"weight tensor of shape: {_sizes(weight.shape)}")
         _check_target_dtype(target, input)
-        if input.ndim == 1 and target.ndim == 1:  # (C,) with a target of one element
+        if ndim == 1 and t_ndim == 1:  # (C,) with a target of one element
             target = target.reshape(())
         return NllLoss.apply(input, target=target, **kw)
-    if input.ndim == 4:
-        if target.ndim != 3:
+    if ndim == 4:
+        if t_ndim != 3:
             raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of "
                                f"dimension: {target.ndim}")
         if weight is not None and weight.numel() != input.shape[1]:
@@ -807,8 +810,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Optional[Tensor] = None
         return float32_precision(cross_entropy, input, target, weight, size_average, ignore_index, reduce, reduction,
                                  label_smoothing)
     reduction = _get_reduction(reduction, size_average, reduce)
-    class_dim = 0 if input.ndim == 1 else 1
-    if tuple(input.shape) == tuple(target.shape):
+    class_dim = 0 if input._data.ndim == 1 else 1
+    if input._data.shape == target._data.shape:
         if not target.is_floating_point():
             raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
                                f"{_scalar_name(target)}")
