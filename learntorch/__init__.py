@@ -286,3 +286,10 @@ zeros ones full arange linspace logspace randn rand randint randperm eye multino
 for _name in _OUT_NAMES:
     globals()[_name] = _with_out(globals()[_name], _name)
 del _name
+
+# PyTorch's TypeError for a non-tensor where a tensor is needed (``torch.exp([1.0])``), on every
+# function of this namespace; a function that is not the one pickle would find is renamed so it is.
+from .tensor_arguments import check_namespace as _check_namespace  # noqa: E402
+
+_check_namespace(globals(), __name__, [_n for _n in list(globals()) if not _n.startswith("_")],
+                 attribute_errors="norm split stft tensordot unravel_index")  # (PyTorch's own Python)

@@ -12,11 +12,13 @@ mode off (an optimizer's step) take a shortcut, :func:`_update_arrays`, with the
 """
 from __future__ import annotations
 
+import inspect
 import warnings
 from typing import Any, Callable, Optional
 
 import numpy as np
 
+from . import warn_always
 from . import creation, dtypes, random
 from . import linalg as linalg_api
 from .autograd import engine, grad_mode
@@ -30,6 +32,7 @@ from .ops import index_reduce, python_map, strided, view_scatter
 from .ops.common import binary_operands, new_result
 from .cuda import cupy_or_none
 from .ops.inplace import inplace
+from .tensor_arguments import tensor_checked
 from .tensor import (Tensor, _count_device_memory, check_memory_format, contiguous_format, format_strides,
                      laid_out, preserve_format)
 
@@ -332,7 +335,7 @@ def _T(self: Tensor) -> Tensor:
         key = "0-D" if self.ndim == 0 else "not 2-D"
         if key not in _T_WARNED:
             _T_WARNED.add(key)
-            warnings.warn(_T_DEPRECATED[key], UserWarning, stacklevel=2)
+            warn_always.warn(_T_DEPRECATED[key], UserWarning, stacklevel=2)
     return shape.permute(self, tuple(reversed(range(self.ndim))))
 
 
@@ -462,10 +465,14 @@ def _install(cls: type, table: dict) -> None:
     """Attach every method of ``table`` to ``cls``: the one place where methods are set.
 
     A name the class body already defines is an error too (the class holds what
-    is not an operation: ``item``, ``detach``, ``register_hook`` ...)."""
+    is not an operation: ``item``, ``detach``, ``register_hook`` ...).  A method that takes
+    another tensor (``x.gather(0, idx)``) raises PyTorch's TypeError when that is not one
+    (``tensor_arguments.py``); operators keep Python's own protocol (``NotImplemented``)."""
     for name, fn in table.items():
         if name in cls.__dict__:
             raise RuntimeError(f"Tensor method {name!r} is defined both in the Tensor class and in the method table")
+        if inspect.isfunction(fn) and not name.startswith("__"):
+            fn = tensor_checked(fn, name, method=True)
         setattr(cls, name, fn)
 
 

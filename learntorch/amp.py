@@ -22,10 +22,10 @@ warning) every method is PyTorch's no-op: ``scale`` returns the loss itself,
 from __future__ import annotations
 
 import functools
-import warnings
 from collections import defaultdict
 from typing import Any, Callable, Optional
 
+from . import warn_always
 from . import autocast_state, cuda, dtypes
 from .tensor import Tensor
 from .dtype_bfloat16 import bfloat16
@@ -78,21 +78,21 @@ class autocast:
         if not self._enabled:
             return
         if device_type == "cuda" and not cuda.is_available():
-            warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", UserWarning,
+            warn_always.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", UserWarning,
                           stacklevel=2)
             self._enabled = False
         elif device_type == "cpu" and self.fast_dtype.name not in ("bfloat16", "float16"):
-            warnings.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
+            warn_always.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
                           "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.",
                           UserWarning, stacklevel=2)
             self._enabled = False
         elif device_type == "cuda" and self.fast_dtype.name not in ("bfloat16", "float16"):
-            warnings.warn("In CUDA autocast, but the target dtype is not supported. Disabling autocast.\n"
+            warn_always.warn("In CUDA autocast, but the target dtype is not supported. Disabling autocast.\n"
                           "CUDA Autocast only supports dtypes of torch.float16 and torch.bfloat16 currently.",
                           UserWarning, stacklevel=2)
             self._enabled = False
         elif device_type not in _state:
-            warnings.warn(f"learntorch's autocast knows only 'cpu' and 'cuda', not {device_type!r}: disabled",
+            warn_always.warn(f"learntorch's autocast knows only 'cpu' and 'cuda', not {device_type!r}: disabled",
                           UserWarning, stacklevel=2)
             self._enabled = False
 
@@ -139,7 +139,7 @@ class GradScaler:
         self._device = device
         self._enabled = enabled
         if device == "cuda" and enabled and not cuda.is_available():
-            warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
+            warn_always.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
                           UserWarning, stacklevel=2)
             self._enabled = False
         if self._enabled:
@@ -311,13 +311,13 @@ class _CudaAmp:
     @staticmethod
     def GradScaler(init_scale: float = 2.0 ** 16, growth_factor: float = 2.0, backoff_factor: float = 0.5,
                    growth_interval: int = 2000, enabled: bool = True) -> GradScaler:
-        warnings.warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
+        warn_always.warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
                       "`torch.amp.GradScaler('cuda', args...)` instead.", FutureWarning, stacklevel=2)
         return GradScaler("cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
 
     @staticmethod
     def autocast(enabled: bool = True, dtype: dtypes.dtype = dtypes.float16, cache_enabled: bool = True) -> autocast:
-        warnings.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
+        warn_always.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
                       "`torch.amp.autocast('cuda', args...)` instead.", FutureWarning, stacklevel=2)
         return autocast("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
 

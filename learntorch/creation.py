@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from . import warn_always
 from . import device_memory, dtypes, random
 from .arrays import for_device, to_numpy, transfer
 from .device import CPU, DeviceLike, as_device
@@ -148,7 +148,7 @@ def tensor(data: Any, *, dtype: Any = None, device: DeviceLike = None, requires_
            pin_memory: bool = False) -> Tensor:
     """A new tensor holding a **copy** of ``data`` (a number, nested lists, an array, a tensor)."""
     if isinstance(data, Tensor):
-        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+        warn_always.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
                       "or sourceTensor.detach().clone().requires_grad_(True), rather than "
                       "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
         dt = dtypes.from_any(dtype) if dtype is not None else data.dtype
@@ -214,7 +214,7 @@ def asarray(obj: Any, *, dtype: Any = None, device: DeviceLike = None, copy: Opt
     it would have to).  A tensor that already fits is returned *itself*."""
     if requires_grad is _UNSET:
         if isinstance(obj, Tensor) and obj.requires_grad:
-            warnings.warn("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead "
+            warn_always.warn("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead "
                           "of False. Pass requires_grad=False explicitly to get the old behavior and silence "
                           "this warning.", UserWarning, stacklevel=2)
         requires_grad = None
@@ -252,7 +252,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     dtypes.from_numpy_dtype(ndarray.dtype)  # TypeError for dtypes learntorch does not have
     _refuse_negative_strides(ndarray)
     if not ndarray.flags.writeable:
-        warnings.warn("The given NumPy array is not writable, and PyTorch does not support non-writable "
+        warn_always.warn("The given NumPy array is not writable, and PyTorch does not support non-writable "
                       "tensors. This means writing to this tensor will result in undefined behavior. You may "
                       "want to copy the array to protect its data or make it writable before converting it to "
                       "a tensor. This type of warning will be suppressed for the rest of this program.",
@@ -423,7 +423,7 @@ def range_(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
     """``torch.range`` (deprecated in PyTorch, which warns): like ``arange`` but *including*
     ``end``, and of the default float dtype unless ``dtype`` is given.  (Named ``range_`` here
     so that this module keeps Python's ``range``; exported as ``torch.range``.)"""
-    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
+    warn_always.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
                   "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values "
                   "in [start, end).", UserWarning, stacklevel=2)
     if end is None:
@@ -787,7 +787,7 @@ _READ_ONLY_WARNED = [False]
 def _warn_read_only_buffer() -> None:
     if not _READ_ONLY_WARNED[0]:  # once per program, as PyTorch says it does
         _READ_ONLY_WARNED[0] = True
-        warnings.warn("The given buffer is not writable, and PyTorch does not support non-writable tensors. This "
+        warn_always.warn("The given buffer is not writable, and PyTorch does not support non-writable tensors. This "
                       "means you can write to the underlying (supposedly non-writable) buffer using the tensor. You "
                       "may want to copy the buffer to protect its data or make it writable before converting it to a "
                       "tensor. This type of warning will be suppressed for the rest of this program.", UserWarning,

@@ -24,6 +24,7 @@ from functools import lru_cache
 from types import ModuleType
 from typing import Any, NamedTuple, Optional, Union
 
+from . import warn_always
 from . import device_memory
 from .device_memory import OutOfMemoryError
 
@@ -130,8 +131,7 @@ def use_logical_devices(n: int | None, total_memory: int = device_memory.DEFAULT
     GPU is present, learntorch uses the GPU and this call changes nothing (with a warning).
     """
     if cupy_or_none() is not None:
-        import warnings
-        warnings.warn("a real GPU is present: learntorch uses it, and logical devices stay off", stacklevel=2)
+        warn_always.warn("a real GPU is present: learntorch uses it, and logical devices stay off", stacklevel=2)
         return
     if n is not None and (not isinstance(n, int) or n < 0):
         raise ValueError(f"use_logical_devices: n must be a non-negative int or None, got {n!r}")

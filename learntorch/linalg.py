@@ -27,9 +27,9 @@ The older top-level spellings (``torch.inverse``, ``torch.det``, ``torch.svd`` w
 from __future__ import annotations
 
 import functools
-import warnings
 from typing import Any, Optional, Sequence, Union
 
+from . import warn_always
 from . import dtypes
 from .creation import eye, ones
 from .dtypes import SCALAR_NAMES
@@ -318,7 +318,7 @@ _WARNED: set = set()  # PyTorch gives each deprecation warning once per process 
 def _deprecated(name: str, message: str) -> None:
     if name not in _WARNED:
         _WARNED.add(name)
-        warnings.warn(message, UserWarning, stacklevel=3)
+        warn_always.warn(message, UserWarning, stacklevel=3)
 
 
 def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
@@ -405,7 +405,7 @@ def legacy_cross(input: Tensor, other: Tensor, dim: Optional[int] = None) -> Ten
     """``torch.cross``: without ``dim``, the first dimension of size 3 (PyTorch warns about
     that default; pass ``dim`` explicitly, or use ``torch.linalg.cross``, whose default is -1)."""
     if dim is None:
-        warnings.warn("Using torch.cross without specifying the dim arg is deprecated. Please either pass the "
+        warn_always.warn("Using torch.cross without specifying the dim arg is deprecated. Please either pass the "
                       "dim explicitly or simply use torch.linalg.cross. The default value of dim will change to "
                       "agree with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
         dim = next((i for i, s in enumerate(input.shape) if s == 3), -1)

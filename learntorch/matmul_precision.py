@@ -8,7 +8,8 @@ allowed; allowing TF32 reads back as "high"), and that change no number.
 """
 from __future__ import annotations
 
-import warnings
+
+from . import warn_always
 
 __all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision", "CudaMatmul"]
 
@@ -26,7 +27,7 @@ def set_float32_matmul_precision(precision: str) -> None:
     if not isinstance(precision, str):
         raise RuntimeError(f"set_float32_matmul_precision expects a str, but got {type(precision).__name__}")
     if precision not in _PRECISIONS:
-        warnings.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
+        warn_always.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
                       "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
         return
     _state["precision"] = precision

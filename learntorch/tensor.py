@@ -15,12 +15,12 @@ this file attaches them as methods (``x.sum()`` is ``ops.reduction.sum(x)``).
 """
 from __future__ import annotations
 
-import warnings
 import weakref
 from typing import Any, Callable, Iterator, Optional, Sequence
 
 import numpy as np
 
+from . import warn_always
 from . import device_memory, dtype_bfloat16, dtypes
 from .autograd import grad_mode
 from .autograd.node import AccumulateGrad, Node, RemovableHandle, add_hook
@@ -470,7 +470,7 @@ class Tensor:
     @property
     def grad(self) -> Optional["Tensor"]:
         if self.grad_fn is not None and not self.retains_grad and self._grad is None:
-            warnings.warn(
+            warn_always.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
                 "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
                 "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "

@@ -10,8 +10,8 @@ the first NaN is caught where it is born.  Slow: for debugging only.
 from __future__ import annotations
 
 import traceback
-import warnings
 from typing import Any
+from .. import warn_always
 from ..arrays import to_numpy
 
 __all__ = ["set_detect_anomaly", "detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
@@ -45,7 +45,7 @@ class detect_anomaly(set_detect_anomaly):
     """``with detect_anomaly():`` — anomaly detection inside the block."""
 
     def __init__(self, check_nan: bool = True) -> None:
-        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should only "
+        warn_always.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should only "
                       "be enabled for debugging.", UserWarning, stacklevel=2)
         super().__init__(True, check_nan)
 
@@ -58,7 +58,7 @@ def record_forward_stack(node: Any) -> None:
 def report_failure(node: Any) -> None:
     """Print the forward stack of the node whose backward just failed."""
     stack = node.metadata.get("traceback_") if "_metadata" in node.__dict__ else None
-    warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
+    warn_always.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
                   + "".join(stack or ["  (no forward traceback: the node was created before anomaly mode)\n"]),
                   UserWarning, stacklevel=3)
 

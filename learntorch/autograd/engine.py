@@ -20,9 +20,9 @@ That order is what makes hook order in chapter 04 predictable.
 from __future__ import annotations
 
 import heapq
-import warnings
 from typing import Any, Optional, Sequence, Union
 
+from .. import warn_always
 from . import anomaly_mode, grad_mode
 from .node import AccumulateGrad, Node, _local, current_task
 from ..tensor import Tensor
@@ -365,7 +365,7 @@ def backward(tensors: TensorOrTensors, grad_tensors: Optional[TensorOrTensors] =
         retain_graph = create_graph
     if create_graph and not _warned_create_graph[0]:
         _warned_create_graph[0] = True  # once per process, as PyTorch's TORCH_WARN_ONCE
-        warnings.warn("Using backward() with create_graph=True will create a reference cycle between the parameter "
+        warn_always.warn("Using backward() with create_graph=True will create a reference cycle between the parameter "
                       "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
                       "creating the graph to avoid this. If you have to use this function, make sure to reset the "
                       ".grad fields of your parameters to None after use to break the cycle and avoid the leak.",
@@ -400,7 +400,7 @@ def grad(outputs: TensorOrTensors, inputs: TensorOrTensors, grad_outputs: Option
 
     ``only_inputs`` is PyTorch's deprecated, ignored flag (``False`` warns as PyTorch does)."""
     if not only_inputs:
-        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+        warn_always.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
                       "gradient for other parts of the graph, please use torch.autograd.backward.", FutureWarning,
                       stacklevel=2)
     if materialize_grads and allow_unused is False:

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import functools
 import inspect
-import warnings
 from typing import Any, Sequence
 
+from .. import warn_always
 from . import anomaly_mode, bfloat16_compute, grad_mode
 from .. import dtype_bfloat16
 from .node import _FREED_MESSAGE, Node, SavedTensor
@@ -264,7 +264,7 @@ class Function(metaclass=_FunctionMeta):
     _none_edges = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        warnings.warn(f"{type(self)} should not be instantiated. Methods on autograd functions are all static, so "
+        warn_always.warn(f"{type(self)} should not be instantiated. Methods on autograd functions are all static, so "
                       "you should invoke them on the class itself. Instantiating an autograd function will raise an "
                       "error in a future version of PyTorch.", DeprecationWarning, stacklevel=2)
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-import warnings
 
 import numpy as np
 
+from .. import warn_always
 from .. import dtypes
 from ..arrays import to_numpy, transfer
 from ..device import CPU
@@ -109,7 +109,7 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
                          "have requires_grad=True.")
     for index, x in enumerate(inputs):
         if isinstance(x, Tensor) and x.requires_grad and x.dtype.name not in ("float64", "complex128"):
-            warnings.warn(f"Input #{index} requires gradient and is not a double precision floating point or "
+            warn_always.warn(f"Input #{index} requires gradient and is not a double precision floating point or "
                           "complex. This check will likely fail if all the inputs are not of double precision "
                           "floating point or complex. ", UserWarning, stacklevel=2)
     numerical = numerical_jacobian(func, inputs, eps)

@@ -13,11 +13,11 @@ import os
 import signal
 import sys
 import threading
-import warnings
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Optional
 
+from .. import warn_always
 from .errors import DistBackendError
 from .. import cuda
 from .work import Work
@@ -170,7 +170,7 @@ def init_process_group(backend: Optional[str] = None, init_method: Optional[str]
     if not isinstance(timeout, timedelta):
         raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got {type(timeout)}")
     if init_method not in (None, "env://"):
-        warnings.warn(f"init_method={init_method!r} is not used: learntorch.distributed meets the other ranks "
+        warn_always.warn(f"init_method={init_method!r} is not used: learntorch.distributed meets the other ranks "
                       "through MPI (start them with mpiexec or python -m learntorch.distributed.run).",
                       stacklevel=2)
     if store is not None:

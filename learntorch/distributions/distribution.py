@@ -25,9 +25,9 @@ Validation (on by default, like ``assert``): parameters are checked against
 """
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
+from .. import warn_always
 from ..autograd.grad_mode import no_grad
 from ..size import Size
 from ..tensor import Tensor
@@ -67,7 +67,7 @@ class Distribution:
             arg_constraints = self.arg_constraints
         except NotImplementedError:
             arg_constraints = {}
-            warnings.warn(f"{self.__class__} does not define `arg_constraints`. Please set "
+            warn_always.warn(f"{self.__class__} does not define `arg_constraints`. Please set "
                           "`arg_constraints = {}` or initialize the distribution with "
                           "`validate_args=False` to turn off validation.", stacklevel=3)
         for name, constraint in arg_constraints.items():
@@ -129,7 +129,7 @@ class Distribution:
         raise NotImplementedError
 
     def sample_n(self, n: int) -> Tensor:
-        warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.", FutureWarning, stacklevel=2)
+        warn_always.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.", FutureWarning, stacklevel=2)
         return self.sample(Size((n,)))
 
     # ------------------------------------------------------------------ densities
@@ -170,7 +170,7 @@ class Distribution:
         try:
             support = self.support
         except NotImplementedError:
-            warnings.warn(f"{self.__class__} does not define `support` to enable sample validation. Please "
+            warn_always.warn(f"{self.__class__} does not define `support` to enable sample validation. Please "
                           "initialize the distribution with `validate_args=False` to turn off validation.",
                           stacklevel=3)
             return

@@ -43,10 +43,10 @@ import select
 import tempfile
 import threading
 import time
-import warnings
 from multiprocessing.reduction import ForkingPickler
 from typing import Any, Callable, Optional
 
+from .. import warn_always
 from ..distributed.run import launch_command
 
 __all__ = ["ProcessContext", "ProcessException", "ProcessExitedException", "ProcessRaisedException", "spawn",
@@ -337,7 +337,7 @@ class ProcessContext:
 
 class SpawnContext(ProcessContext):
     def __init__(self, *args: Any, **kwargs: Any):
-        warnings.warn("SpawnContext is renamed to ProcessContext since 1.4 release.", stacklevel=2)
+        warn_always.warn("SpawnContext is renamed to ProcessContext since 1.4 release.", stacklevel=2)
         super().__init__(*args, **kwargs)
 
 
@@ -399,7 +399,7 @@ def spawn(fn: Callable, args: tuple = (), nprocs: int = 1, join: bool = True, da
     child's traceback) or ``ProcessExitedException`` is raised.  Returns None if
     ``join``, else a ``ProcessContext``."""
     if start_method != "spawn":
-        warnings.warn(f"This method only supports start_method=spawn (got: {start_method}).\n"
+        warn_always.warn(f"This method only supports start_method=spawn (got: {start_method}).\n"
                       "To use a different start_method use:\n\t\t torch.multiprocessing.start_processes(...)",
                       FutureWarning, stacklevel=2)
     return start_processes(fn, args, nprocs, join, daemon, start_method="spawn")

@@ -9,9 +9,9 @@ import them without importing ``functional`` (which imports the loss files).
 """
 from __future__ import annotations
 
-import warnings
 from typing import Any, Optional
 
+from .. import warn_always
 from ..tensor import Tensor
 
 
@@ -21,7 +21,7 @@ def _legacy_get_string(size_average: Optional[bool], reduce: Optional[bool], emi
     reduce = True if reduce is None else reduce
     ret = "mean" if size_average and reduce else "sum" if reduce else "none"
     if emit_warning:
-        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+        warn_always.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
                       stacklevel=3)
     return ret
 
@@ -31,7 +31,7 @@ def _get_reduction(reduction: str, size_average: Optional[bool] = None, reduce: 
     if size_average is not None or reduce is not None:
         return _legacy_get_string(size_average, reduce)
     if reduction == "elementwise_mean":
-        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+        warn_always.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
                       stacklevel=3)
         return "mean"
     if reduction not in ("none", "mean", "sum"):

@@ -25,9 +25,9 @@ Two conventions for boolean masks meet here and are easy to confuse:
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any, Optional
 
+from .. import warn_always
 from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.bfloat16_compute import computes_in_float32
@@ -138,7 +138,7 @@ def canonical_mask(mask: Optional[Tensor], mask_name: str, other_type: Any = Non
     if mask.dtype != dtypes.bool and not mask.is_floating_point():
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype != other_type:
-        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
+        warn_always.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
                       f"instead.", UserWarning, stacklevel=3)
     if mask.dtype == dtypes.bool:
         dtype = target_type if target_type is not None else dtypes.float32

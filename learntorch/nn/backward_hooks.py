@@ -14,9 +14,9 @@ These are the chapter-04 tensor/node hooks at work, nothing new in the engine.
 """
 from __future__ import annotations
 
-import warnings
 from typing import Any, Callable, Optional, Sequence
 
+from .. import warn_always
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
@@ -115,7 +115,7 @@ class BackwardHook:
                     self.grad_outputs = new  # (as PyTorch: kept as returned, not made a tuple)
                 local = self.grad_outputs
                 if self.input_tensors_index is None:  # no input needs a gradient: call the hooks now
-                    warnings.warn("Full backward hook is firing when gradients are computed with respect to "
+                    warn_always.warn("Full backward hook is firing when gradients are computed with respect to "
                                   "module outputs since no inputs require gradients. See https://docs.pytorch.org"
                                   "/docs/main/generated/torch.nn.Module.html#torch.nn.Module."
                                   "register_full_backward_hook for more details.", stacklevel=5)

@@ -15,8 +15,8 @@ the noise tensor), so the same ``manual_seed`` gives the same result.
 from __future__ import annotations
 
 import math
-import warnings
 
+from .. import warn_always
 from ..arrays import transfer
 from ..device import CPU
 from ..ops.dropout import keep_mask
@@ -96,7 +96,7 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     """Zero whole channels of an ``(N, C, D, H, W)`` (or ``(C, D, H, W)``) input with probability ``p``."""
     _check_p(p)
     if input.dim() not in (4, 5):
-        warnings.warn(f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is deprecated and will "
+        warn_always.warn(f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is deprecated and will "
                       "result in an error in a future release. To retain the behavior and silence this warning, "
                       "please use dropout instead. Note that dropout3d exists to provide channel-wise dropout on "
                       "inputs with 3 spatial dimensions, a channel dimension, and an optional batch dimension "

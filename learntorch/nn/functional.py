@@ -24,6 +24,7 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
+from .. import warn_always
 from .. import autocast_state
 from ..ops.autocast import float32_precision, lower_precision
 from .. import dtypes
@@ -40,6 +41,7 @@ from ..ops.batch_norm import batch_norm  # noqa: F401
 from ..ops.dropout import dropout  # noqa: F401
 from ..ops.padding import pad  # noqa: F401
 from ..tensor import Tensor
+from ..tensor_arguments import check_namespace
 from ..ops.convolution import conv2d  # noqa: F401  (im2col: own file)
 from ..ops.pooling import adaptive_avg_pool2d, max_pool2d  # noqa: F401  (the N-d pooling kernels: ops/pooling_nd.py)
 from ..ops.activations import (celu, elu, hardsigmoid, hardswish, hardtanh, leaky_relu, logsigmoid,  # noqa: F401
@@ -558,7 +560,7 @@ def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
 
 def _warn_size(input: Tensor, target: Tensor) -> None:
     if tuple(target.shape) != tuple(input.shape):
-        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
+        warn_always.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
                       "same size.", stacklevel=3)
 
@@ -1085,7 +1087,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None, r
     if size_average is not None or reduce is not None:
         reduction = _legacy_get_string(size_average, reduce)
     if reduction == "mean":
-        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+        warn_always.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
                       stacklevel=2)
@@ -1128,13 +1130,13 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if input.dim() not in (3, 4):
-        warnings.warn(f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is deprecated and will "
+        warn_always.warn(f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is deprecated and will "
                       "result in an error in a future release. To retain the behavior and silence this warning, "
                       "please use dropout instead. Note that dropout2d exists to provide channel-wise dropout on "
                       "inputs with 2 spatial dimensions, a channel dimension, and an optional batch dimension "
                       "(i.e. 3D or 4D inputs).", stacklevel=2)
     if input.dim() == 3:
-        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+        warn_always.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
                       "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
                       "This behavior will change in a future release to interpret the input as one without a "
                       "batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, "
@@ -1193,3 +1195,12 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     shape = tuple(weight.numel() if d == 1 else 1 for d in range(input.dim()))
     w = weight if tuple(weight.shape) == shape else weight.reshape(shape)
     return PreluKernel.apply(input, w)
+
+
+# PyTorch's TypeError for a non-tensor where a tensor is needed (``F.relu([1.0])``), checked
+# after a call fails (tensor_arguments.py); the calls between these functions go through it too.
+check_namespace(globals(), __name__, __all__, attribute_errors="""
+binary_cross_entropy binary_cross_entropy_with_logits dropout1d dropout2d dropout3d embedding_bag glu group_norm
+huber_loss instance_norm interpolate l1_loss local_response_norm log_softmax margin_ranking_loss mse_loss normalize
+sigmoid smooth_l1_loss softmax softmin softsign tanh tanhshrink triplet_margin_with_distance_loss upsample
+upsample_bilinear upsample_nearest""")  # (functions that PyTorch writes in Python: see check_namespace)

@@ -11,8 +11,8 @@ sample's gradient in the backward pass (the straight-through estimator):
 """
 from __future__ import annotations
 
-import warnings
 
+from .. import warn_always
 from .. import creation
 from ..ops.softmax import softmax
 from ..tensor import Tensor, contiguous_format
@@ -28,7 +28,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     layout of ``logits`` (PyTorch asks ``empty_like`` for its legacy contiguous format), so
     the draws go in index order even for transposed logits."""
     if eps != 1e-10:
-        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+        warn_always.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
     gumbels = -creation.empty_like(logits, memory_format=contiguous_format).exponential_().log()
     y_soft = softmax((logits + gumbels) / tau, dim)
     if not hard:

@@ -19,11 +19,11 @@ A uniform U(-b, b) has standard deviation ``b/√3``, hence ``bound = √3·std`
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any, Callable, Optional
 
 import numpy as np
 
+from .. import warn_always
 from ..autograd.grad_mode import no_grad
 from ..arrays import to_numpy
 from ..ops.common import new_result
@@ -175,7 +175,7 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonline
     """U(-bound, bound) with ``bound = gain·√(3 / fan)`` (He et al., 2015); ``a`` is the negative
     slope of a following leaky ReLU."""
     if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        warn_always.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
@@ -188,7 +188,7 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in", nonlinea
                     generator: Any = None) -> Tensor:
     """N(0, std²) with ``std = gain / √fan``."""
     if 0 in tensor.shape:
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        warn_always.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
     gain = calculate_gain(nonlinearity, a)
@@ -214,7 +214,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
     if (mean < a - 2 * std) or (mean > b + 2 * std):
-        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
+        warn_always.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
                       "The distribution of values may be incorrect.", stacklevel=2)
     with no_grad():
         p = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
@@ -292,7 +292,7 @@ def _deprecated_alias(initialiser: Callable[..., Tensor]) -> Callable[..., Tenso
     old_name = new_name[:-1]
 
     def alias(*args: Any, **kwargs: Any) -> Tensor:
-        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.", FutureWarning,
+        warn_always.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.", FutureWarning,
                       stacklevel=2)
         return initialiser(*args, **kwargs)
 

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
+from .. import warn_always
 from .. import autocast_state, dtypes
 from ..arrays import to_numpy, transfer
 from ..autograd.function import Function
@@ -291,7 +291,7 @@ def meshgrid(*tensors: Any, indexing: Optional[str] = None) -> tuple:
     if indexing is None:
         if not _MESHGRID_WARNED:
             _MESHGRID_WARNED.append(True)
-            warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
+            warn_always.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
                           "argument.", UserWarning, stacklevel=2)
         indexing = "ij"
     if indexing not in ("ij", "xy"):

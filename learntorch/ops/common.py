@@ -173,6 +173,10 @@ def wrap_dims(dim: Union[int, Sequence[int], None], ndim: int) -> Optional[tuple
         return None
     if isinstance(dim, (int, np.integer)):  # (np.int64 from NumPy code is an int to PyTorch)
         return (_wrap_dim(int(dim), ndim),)
+    if not isinstance(dim, (tuple, list)) or not all(isinstance(d, (int, np.integer)) for d in dim):
+        raise TypeError(f"dim must be an int or a tuple of ints, not {type(dim).__name__}"
+                        + (f" holding {', '.join(sorted({type(d).__name__ for d in dim}))}"
+                           if isinstance(dim, (tuple, list)) else ""))
     axes = tuple(_wrap_dim(int(d), ndim) for d in dim)
     if len(set(axes)) != len(axes):
         raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")

@@ -36,9 +36,9 @@ from __future__ import annotations
 
 import itertools
 import math
-import warnings
 from typing import Any, Optional, Sequence, Union
 
+from .. import warn_always
 from .. import autocast_state, dtypes
 from .autocast import lower_precision
 from ..autograd.function import Function
@@ -422,7 +422,7 @@ def padding_from_string(input: Tensor, weight: Tensor, padding: str, stride: tup
         raise RuntimeError("padding='same' is not supported for strided convolutions")
     totals = [d * (k - 1) for k, d in zip(weight.shape[2:], dilation)]
     if any(t % 2 for t in totals):
-        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
+        warn_always.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
                       "copy of the input be created", UserWarning, stacklevel=3)
         extra: list[int] = []
         for t in reversed(totals):  # F.pad lists the last dimension first

@@ -23,11 +23,11 @@ axis), 1 is ``y`` (height), 2 is ``z`` (depth).
 from __future__ import annotations
 
 import itertools
-import warnings
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from .. import warn_always
 from .. import dtypes
 from ..autograd.function import Function
 from ..tensor import Tensor
@@ -92,7 +92,7 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: Optional[bool
     """The sampling grid of the affine maps ``theta`` (N × 2 × 3, or N × 3 × 4 in 3-D) for an
     output of ``size`` (N, C, H, W) or (N, C, D, H, W): hand it to :func:`grid_sample`."""
     if align_corners is None:
-        warnings.warn(_ALIGN_WARNING, UserWarning, stacklevel=2)
+        warn_always.warn(_ALIGN_WARNING, UserWarning, stacklevel=2)
         align_corners = False
     if not theta.dtype.is_floating_point:
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
@@ -109,7 +109,7 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: Optional[bool
         raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
                                   f"respectively. Got size {size}.")
     if align_corners and min(size[2:]) == 1:
-        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+        warn_always.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
                       "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
                       "of affine_grid for details.", UserWarning, stacklevel=2)
     elif min(size) <= 0:
@@ -305,7 +305,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
         raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
                          f"'reflection', but got: '{padding_mode}'")
     if align_corners is None:
-        warnings.warn(_ALIGN_WARNING, UserWarning, stacklevel=2)
+        warn_always.warn(_ALIGN_WARNING, UserWarning, stacklevel=2)
         align_corners = False
     where = "grid_sampler(): "
     if grid.shape[-1] != input.ndim - 2:

@@ -12,11 +12,11 @@ an index scatters the gradient back, *adding* where an index repeats.
 """
 from __future__ import annotations
 
-import warnings
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from .. import warn_always
 from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
@@ -34,7 +34,7 @@ __all__ = ["getitem", "setitem", "index_select", "gather", "masked_fill", "nonze
 def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
     """Translate a PyTorch index into the backend's, and say whether it is advanced."""
     if _sequence_as_tuple(key):
-        warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
+        warn_always.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
                       "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted "
                       "as tensor index, x[torch.tensor(seq)], which will result either in an error or a different "
                       "result", UserWarning, stacklevel=3)
@@ -52,7 +52,7 @@ def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
             if k._dtype.is_floating_point:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             if k._dtype is dtypes.uint8:  # PyTorch still reads a uint8 index as a mask (the old ByteTensor)
-                warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
+                warn_always.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
                               "instead.", UserWarning, stacklevel=3)
                 k = Tensor._make(k._backend.xp.astype(k._data, k._backend.xp.bool), k._device)
             if k._dtype is dtypes.bool and k.ndim and dim is not None:

@@ -10,9 +10,9 @@ products with reshapes and reductions, so their gradients come from those operat
 """
 from __future__ import annotations
 
-import warnings
 from typing import Any, Optional
 
+from .. import warn_always
 from .. import autocast_state, dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
@@ -573,7 +573,7 @@ def chain_matmul(*matrices: Tensor) -> Tensor:
     """The product ``A₁ A₂ … Aₙ`` of 2-D matrices (deprecated in PyTorch for
     ``torch.linalg.multi_dot``).  Multiplied left to right; the result is reshaped into a fresh
     view at the end, as PyTorch's result is (its node is ``ViewBackward0``)."""
-    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+    warn_always.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
                   "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
                   "multiple parameters.", UserWarning, stacklevel=2)
     if not matrices:

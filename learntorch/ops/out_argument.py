@@ -20,9 +20,9 @@ tuple of tensors and return the same named tuple type the op returns, holding th
 from __future__ import annotations
 
 import functools
-import warnings
 from typing import Any, Callable
 
+from .. import warn_always
 from ..autograd import grad_mode
 from ..dtypes import can_cast, type_name
 from ..tensor import Tensor
@@ -100,7 +100,7 @@ def _write(out: Any, result: Tensor, name: str, policy: str) -> Tensor:
     xp = out._backend.xp
     if tuple(out.shape) != shape:
         if out.numel() > 0 and policy != "creation":  # the factories resize silently
-            warnings.warn(f"An output with one or more elements was resized since it had shape "
+            warn_always.warn(f"An output with one or more elements was resized since it had shape "
                           f"[{', '.join(map(str, out.shape))}], which does not match the required output shape "
                           f"[{', '.join(map(str, shape))}]. This behavior is deprecated, and in a future PyTorch "
                           f"release outputs will not be resized unless they have zero elements. You can explicitly "

@@ -8,11 +8,11 @@ input's shape (``sum_to``), and casts it back to the input's dtype.
 """
 from __future__ import annotations
 
-import warnings
 from typing import Any, Optional
 
 import numpy as np
 
+from .. import warn_always
 from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.bfloat16_compute import computes_in_float32
@@ -447,7 +447,7 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
                         "= None)\n * (Tensor condition, Number self, Tensor other)\n * (Tensor condition, Tensor "
                         "input, Number other)\n * (Tensor condition, Number self, Number other)\n")
     if isinstance(condition, Tensor) and condition._dtype is dtypes.uint8:  # the old mask type: still taken
-        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
+        warn_always.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
                       "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=2)
         condition = condition != 0
     if not isinstance(condition, Tensor) or condition._dtype is not dtypes.bool:

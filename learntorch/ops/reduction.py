@@ -9,12 +9,12 @@ The backward of every reduction broadcasts the gradient back over that axis.
 from __future__ import annotations
 
 import builtins
-import warnings
 from collections import namedtuple
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
+from .. import warn_always
 from .. import autocast_state, dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function, FunctionCtx
@@ -444,7 +444,7 @@ def _warn_if_no_degrees_of_freedom(name: str, input: Tensor, dim: Dim, correctio
     axes = wrap_dims(dim if dim != () else None, input.ndim)
     n = input.numel() if axes is None else _count(input.shape, axes)
     if n - correction <= 0:
-        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+        warn_always.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
                       "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=4)
 
 

@@ -8,6 +8,7 @@ squeezed, an expand's is summed over the expanded axes.
 """
 from __future__ import annotations
 
+import operator
 from typing import Any, Sequence
 
 from .. import dtypes
@@ -22,10 +23,19 @@ __all__ = ["reshape", "view", "flatten", "transpose", "t", "permute", "squeeze",
 
 
 def _shape_arg(shape: tuple) -> tuple:
-    """Accept ``f(2, 3)`` and ``f((2, 3))`` alike, as PyTorch does."""
+    """Accept ``f(2, 3)`` and ``f((2, 3))`` alike, as PyTorch does.  Each size is an integer (a
+    Python int, a NumPy integer, a one-element integer tensor); anything else, a float or a
+    string, is PyTorch's TypeError, where ``int()`` would quietly truncate ``2.5`` or read ``"3"``."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
+    return tuple([s if type(s) is int else _size_of(s, i) for i, s in enumerate(shape)])
+
+
+def _size_of(value: Any, position: int) -> int:
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise TypeError(f"a size must be an int: the sizes must be a tuple of ints, but found element of type "
+                        f"{type(value).__name__} at pos {position}")
+    return operator.index(value)
 
 
 def _infer_shape(shape: tuple, numel: int) -> tuple:

@@ -11,9 +11,9 @@ differentiated again; ``LogSoftmax`` keeps an array backward for the plain case.
 """
 from __future__ import annotations
 
-import warnings
 from typing import Any, Optional
 
+from .. import warn_always
 from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
@@ -94,7 +94,7 @@ class LogSoftmax(Function):
 
 
 def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
-    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+    warn_always.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
                   "as an argument.", stacklevel=stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
 

@@ -9,9 +9,9 @@ tensor itself).  :data:`METHODS` is this module's section of the Tensor method t
 """
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
+from .. import warn_always
 from .. import cuda, dtypes
 from ..size import Size
 from ..tensor import Tensor, channels_last, contiguous_format
@@ -23,7 +23,7 @@ __all__ = ["METHODS", "conj", "resolve_conj", "resolve_neg", "is_conj", "is_neg"
 def _H(self: Tensor) -> Tensor:
     """The conjugate transpose of a matrix (for real tensors, the transpose)."""
     if self.ndim == 0:
-        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        warn_always.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
         return self
     if self.ndim != 2:
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.")

@@ -14,9 +14,9 @@ the source cells, unless ``recompute_scale_factor=True``.
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any, Optional, Sequence, Union
 
+from .. import warn_always
 from .. import dtypes
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
 from .resampling import linear_map, nearest_map, resample
@@ -110,7 +110,7 @@ def upsample(input: Tensor, size: Union[int, Sequence[int], None] = None,
              scale_factor: Union[float, Sequence[float], None] = None, mode: str = "nearest",
              align_corners: Optional[bool] = None) -> Tensor:
     """The old name of :func:`interpolate` (deprecated, as in PyTorch)."""
-    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
+    warn_always.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
                   stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
 
@@ -118,7 +118,7 @@ def upsample(input: Tensor, size: Union[int, Sequence[int], None] = None,
 def upsample_nearest(input: Tensor, size: Union[int, Sequence[int], None] = None,
                      scale_factor: Union[float, Sequence[float], None] = None) -> Tensor:
     """``interpolate(mode='nearest')`` (deprecated, as in PyTorch)."""
-    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+    warn_always.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
                   stacklevel=2)
     return interpolate(input, size, scale_factor, mode="nearest")
 
@@ -126,6 +126,6 @@ def upsample_nearest(input: Tensor, size: Union[int, Sequence[int], None] = None
 def upsample_bilinear(input: Tensor, size: Union[int, Sequence[int], None] = None,
                       scale_factor: Union[float, Sequence[float], None] = None) -> Tensor:
     """``interpolate(mode='bilinear', align_corners=True)`` (deprecated, as in PyTorch)."""
-    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+    warn_always.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
                   stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

@@ -19,12 +19,12 @@ from __future__ import annotations
 import functools
 import math
 import types
-import warnings
 from bisect import bisect_right
 from collections import Counter
 from functools import partial
 from typing import Any, Callable, Iterable, Optional, Sequence
 
+from .. import warn_always
 from .optimizer import Optimizer
 
 EPOCH_DEPRECATION_WARNING = (
@@ -56,12 +56,12 @@ def _track_step_calls(optimizer: Optimizer) -> None:
 
 def _warn_if_stepped_before_the_optimizer(optimizer: Optimizer) -> None:
     if not hasattr(optimizer.step, "_wrapped_by_lr_sched"):
-        warnings.warn("Seems like `optimizer.step()` has been overridden after learning rate scheduler "
+        warn_always.warn("Seems like `optimizer.step()` has been overridden after learning rate scheduler "
                       "initialization. Please, make sure to call `optimizer.step()` before `lr_scheduler.step()`. "
                       "See more details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
                       UserWarning, stacklevel=3)
     elif not getattr(optimizer, "_opt_called", False):
-        warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
+        warn_always.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
                       "later, you should call them in the opposite order: `optimizer.step()` before "
                       "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first value "
                       "of the learning rate schedule. See more details at "
@@ -107,7 +107,7 @@ class LRScheduler:
         """``get_lr()`` computes the *next* step's rates from the current ones, so calling it
         yourself gives a surprising value: PyTorch warns, and so do we."""
         if not getattr(self, "_get_lr_called_within_step", False):
-            warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+            warn_always.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
                           UserWarning, stacklevel=3)
 
     def _get_lr_in_step(self, closed_form: bool = False) -> list[float]:
@@ -128,7 +128,7 @@ class LRScheduler:
             _warn_if_stepped_before_the_optimizer(self.optimizer)
         self._step_count += 1
         if epoch is not None:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            warn_always.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self._update_lr(epoch)
 
     def _update_lr(self, epoch: Optional[int] = None) -> None:
@@ -366,7 +366,7 @@ class ReduceLROnPlateau:
         if epoch is None:
             epoch = self.last_epoch + 1
         else:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            warn_always.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self.last_epoch = epoch
         if self.is_better(current, self.best):
             self.best, self.num_bad_epochs = current, 0

@@ -21,10 +21,10 @@ optimizer built over a fresh model — exactly PyTorch's format.
 from __future__ import annotations
 
 import copy
-import warnings
 from collections import defaultdict
 from typing import Any, Callable, Iterable, Iterator, Optional
 
+from .. import warn_always
 from ..autograd import grad_mode
 from ..tensor import Tensor
 
@@ -89,7 +89,7 @@ class Optimizer:
             if not param.is_leaf:
                 raise ValueError("can't optimize a non-leaf Tensor")
         if len({id(p) for p in param_group["params"]}) != len(param_group["params"]):
-            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
+            warn_always.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
                           "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
                           UserWarning, stacklevel=3)
         for name, default in self.defaults.items():

@@ -28,9 +28,9 @@ where it was.  (learntorch has one generator, the CPU one, for every device.)
 """
 from __future__ import annotations
 
-import warnings
 from typing import Any, Callable, Iterable, Optional
 
+from .. import warn_always
 from ..autograd.engine import backward
 from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
@@ -57,7 +57,7 @@ def detach_variable(inputs: tuple) -> tuple:
 
 def _warn_if_no_input_requires_grad(inputs: Iterable[Any]) -> None:
     if not any(isinstance(x, Tensor) and x.requires_grad for x in inputs):
-        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", UserWarning,
+        warn_always.warn("None of the inputs have requires_grad=True. Gradients will be None", UserWarning,
                       stacklevel=3)
 
 
@@ -188,7 +188,7 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: Optional
     forward and for the recomputation (``use_reentrant=False`` only).  ``early_stop`` is
     accepted; learntorch always recomputes the whole function."""
     if use_reentrant is None:
-        warnings.warn("torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting "
+        warn_always.warn("torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting "
                       "in PyTorch 2.9, calling checkpoint without use_reentrant will raise an exception. "
                       "use_reentrant=False is recommended, but if you need to preserve the current default "
                       "behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
@@ -219,7 +219,7 @@ def checkpoint_sequential(functions: Any, segments: int, input: Tensor, use_reen
     last is checkpointed, so only the tensors between parts are kept (the last part's
     activations are needed right away by backward anyway)."""
     if use_reentrant is None:
-        warnings.warn("torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be "
+        warn_always.warn("torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be "
                       "passed explicitly. In version 2.9 we will raise an exception if use_reentrant is not "
                       "passed. use_reentrant=False is recommended, but if you need to preserve the current "
                       "default behavior, you can pass use_reentrant=True. Refer to docs for more details on the "

@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # autograd's lower floor: grad mode and the graph's nodes, which the Tensor class holds
     ("graph", ("learntorch.autograd.grad_mode", "learntorch.autograd.node", "learntorch.autograd.anomaly_mode",
                "learntorch.autograd.graph")),
-    ("tensor", ("learntorch.tensor", "learntorch.printing", "learntorch.random")),
+    ("tensor", ("learntorch.tensor", "learntorch.printing", "learntorch.random", "learntorch.tensor_arguments")),
     # autograd's upper floor: the engine, Function, gradcheck, which make tensors
     ("autograd", ("learntorch.autograd",)),
     ("ops", ("learntorch.ops",)),

@@ -9,9 +9,9 @@ defaults, ``affine=True`` and ``track_running_stats=True``, as PyTorch's do.)
 """
 from __future__ import annotations
 
-import warnings
 from typing import Any, Optional
 
+from ... import warn_always
 from ...tensor import Tensor
 from ..group_instance_norm import instance_norm
 from .batchnorm import _LazyNormBase, _NormBase
@@ -38,7 +38,7 @@ class _InstanceNorm(_NormBase):
             if self.affine:
                 raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
                                  f"({self.num_features}), but got: {input.size(feature_dim)}.")
-            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+            warn_always.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
                           f"warning by not passing in num_features, which is not used because affine=False")
         if input.dim() == self._no_batch_dim:
             return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)

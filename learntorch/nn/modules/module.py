@@ -23,11 +23,11 @@ a whole network without touching its code.
 """
 from __future__ import annotations
 
-import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 from typing import Any, Callable, Iterator, Optional
 
+from ... import warn_always
 from ...autograd.node import RemovableHandle, _HookDict, add_hook
 from ...compile import compile as compile_model
 from ...creation import empty_like
@@ -562,7 +562,7 @@ class Module:
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dt}")
         if dt_given and dt.is_complex:
-            warnings.warn("Complex modules are a new feature under active development whose design may change, "
+            warn_always.warn("Complex modules are a new feature under active development whose design may change, "
                           "and some modules might not work as expected when using complex tensors as parameters "
                           "or buffers.", stacklevel=2)
         dev_given = dev != probe.device or any(isinstance(a, (str, int, Tensor)) or type(a).__name__ == "device"
@@ -634,7 +634,7 @@ class Module:
         The returned OrderedDict carries ``_metadata``: each module's ``{"version": ...}``
         by prefix, so that ``load_state_dict`` can tell checkpoints of older layouts apart."""
         if args:
-            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
+            warn_always.warn("Positional args are being deprecated, use kwargs instead. Refer to "
                           "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict "
                           "for details.", FutureWarning, stacklevel=2)
             destination = args[0] if destination is None else destination
@@ -888,7 +888,7 @@ class Module:
                 out = hook(self, args, kwargs, result) if with_kwargs else hook(self, args, result)
                 result = result if out is None else out
             except Exception as e:  # noqa: BLE001 - the forward error is the one to raise
-                warnings.warn("module forward hook with ``always_call=True`` raised an exception that was "
+                warn_always.warn("module forward hook with ``always_call=True`` raised an exception that was "
                               f"silenced as another error was raised in forward: {e}")
 
     def _call_with_hooks(self, args: tuple, kwargs: dict, called: Optional[set] = None) -> Any:
@@ -928,7 +928,7 @@ class Module:
                 output = result
         if bw_hook is not None:
             if not isinstance(output, (Tensor, tuple)):
-                warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple of "
+                warn_always.warn("For backward hooks to be called, module output should be a Tensor or a tuple of "
                               f"Tensors but received {type(output)}")
             else:
                 output = bw_hook.setup_output_hook(output)
@@ -967,7 +967,7 @@ class Module:
                            + tail + " grad_input." + use_full)
             else:
                 return
-        warnings.warn(message, FutureWarning, stacklevel=4)  # points at the line that called the module
+        warn_always.warn(message, FutureWarning, stacklevel=4)  # points at the line that called the module
 
     # ------------------------------------------------------------------ printing
     def extra_repr(self) -> str:

@@ -43,9 +43,9 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from typing import Any, Optional
 
+from ... import warn_always
 from ... import autocast_state, creation, dtypes
 from ...autograd.grad_mode import no_grad
 from ...ops.autocast import lower_precision, without_autocast
@@ -232,7 +232,7 @@ class RNNBase(Module):
             raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
                              "element being zeroed")
         if dropout > 0 and num_layers == 1:
-            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
+            warn_always.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
                           f"expects num_layers greater than 1, but got dropout={dropout} and "
                           f"num_layers={num_layers}", stacklevel=2)
         if not isinstance(bias, bool):

@@ -22,9 +22,9 @@ at the padded positions (before the final ``norm``), as PyTorch's is.
 from __future__ import annotations
 
 import copy
-import warnings
 from typing import Any, Callable, Optional, Union
 
+from ... import warn_always
 from ... import creation
 from ...amp import is_autocast_enabled
 from ...autograd.grad_mode import is_grad_enabled
@@ -204,7 +204,7 @@ class TransformerEncoder(Module):
         self.mask_check = mask_check
         why_not = _why_not_nested(encoder_layer)
         if enable_nested_tensor and why_not:
-            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
+            warn_always.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
                           stacklevel=2)
             self.use_nested_tensor = False
 

@@ -21,10 +21,10 @@ over the whole batch.  ``grad_fn`` names are PyTorch's (``BroadcastBackward``,
 """
 from __future__ import annotations
 
-import warnings
 from itertools import chain
 from typing import Any
 
+from ... import warn_always
 from ...autograd.function import Function
 from ...tensor import Tensor
 from . import comm
@@ -81,7 +81,7 @@ class Gather(Function):
         ctx.unsqueezed_scalar = all(t.dim() == 0 for t in inputs) and dim == 0
         if ctx.unsqueezed_scalar:
             inputs = tuple(t.view(1) for t in inputs)
-            warnings.warn("Was asked to gather along dimension 0, but all input tensors were scalars; will "
+            warn_always.warn("Was asked to gather along dimension 0, but all input tensors were scalars; will "
                           "instead unsqueeze and return a vector.", stacklevel=2)
         ctx.input_sizes = tuple(t.size(dim) for t in inputs)
         return comm.gather(inputs, dim, ctx.target_device)

@@ -13,9 +13,9 @@ Both act in place on ``.grad`` and are called between ``backward()`` and
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Iterable, Union
 
+from ... import warn_always
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
 from ...creation import tensor as make_tensor
@@ -78,7 +78,7 @@ def clip_grad_norm_(parameters: Params, max_norm: float, norm_type: float = 2.0,
 def clip_grad_norm(parameters: Params, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
                    foreach: object = None) -> Tensor:
     """The old name of :func:`clip_grad_norm_` (deprecated in PyTorch, which warns)."""
-    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
+    warn_always.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
                   FutureWarning, stacklevel=2)
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 

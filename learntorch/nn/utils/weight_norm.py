@@ -20,9 +20,9 @@ both forms share (PyTorch's ``torch.norm_except_dim`` and ``torch._weight_norm``
 """
 from __future__ import annotations
 
-import warnings
 from typing import Any, TypeVar
 
+from ... import warn_always
 from ... import dtypes
 from ...autograd.function import Function
 from ...tensor import Tensor
@@ -115,7 +115,7 @@ class WeightNorm:
     @staticmethod
     def apply(module: Module, name: str, dim: int) -> "WeightNorm":
         """Split ``module.<name>`` into ``<name>_g`` and ``<name>_v`` and register the hook."""
-        warnings.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
+        warn_always.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
                       "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=3)
         for hook in (module._forward_pre_hooks or {}).values():
             if isinstance(hook, WeightNorm) and hook.name == name:

@@ -14,11 +14,11 @@ import collections.abc
 import copy
 import math
 import re
-import warnings
 from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
+from ... import warn_always
 from ... import cuda, dtypes
 from ...creation import as_tensor, tensor
 from ...ops.shape import stack
@@ -237,7 +237,7 @@ class DataLoader:
     def __iter__(self) -> Iterator[Any]:
         if self.pin_memory:
             if not cuda.is_available():
-                warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device "
+                warn_always.warn("'pin_memory' argument is set as true but no accelerator is found, then device "
                               "pinned memory won't be used.", stacklevel=2)
         if self.num_workers > 0:  # worker processes: worker.py
             if not self.persistent_workers:

@@ -11,9 +11,9 @@ import bisect
 import collections.abc
 import itertools
 import math
-import warnings
 from typing import Any, Iterable, Iterator, Sequence
 
+from ... import warn_always
 from ...creation import randperm
 from ...random import default_generator
 from ...tensor import Tensor
@@ -184,7 +184,7 @@ def random_split(dataset: Any, lengths: Sequence[int | float], generator: Any = 
         lengths = subset_lengths
         for i, length in enumerate(lengths):
             if length == 0:
-                warnings.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.",
+                warn_always.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.",
                               stacklevel=2)
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")

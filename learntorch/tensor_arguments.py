@@ -1,0 +1,150 @@
+"""PyTorch's ``TypeError`` for an argument that is not a tensor where a tensor is needed.
+
+``torch.relu([1.0])`` raises ``TypeError: relu(): argument 'input' (position 1) must be
+Tensor, not list``: PyTorch's argument parser checks each argument's type before any
+kernel runs.  learntorch's functions are plain Python.  Given a list, they fail further in,
+with an ``AttributeError: 'list' object has no attribute '_data'`` that names neither the
+argument nor the fix, and is of another type than the one a PyTorch program (or a grader's
+test) catches.
+
+Checking every argument up front would cost every call, and most calls are right.  So the
+check runs only *after* a call has failed: :func:`tensor_checked` wraps a function in a
+``try``, which costs nothing until something is raised (Python 3.11's exceptions are free
+on the way through).  When the call raises, the arguments are looked at: one that the
+function's signature declares a ``Tensor`` (or ``Optional[Tensor]``, or ``Sequence[Tensor]``)
+but that is not one becomes PyTorch's ``TypeError``; otherwise the original error goes on
+unchanged.  A function annotates ``Any`` where PyTorch also takes a number (``add``'s
+``other``, ``where``'s ``input``), so a number there is never blamed.
+
+The wrapped functions are those of the ``torch`` and ``torch.nn.functional`` namespaces and
+the ``Tensor`` methods that take a second tensor (``x.gather(0, idx)``); the ``ops`` modules
+call each other unwrapped.
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+from typing import Any, Callable, Optional
+
+from . import warn_always
+from .tensor import Tensor
+
+__all__ = ["tensor_checked", "check_namespace"]
+
+# how a parameter's annotation (a string: the package uses ``from __future__ import annotations``)
+# says it takes tensors
+_KINDS = {
+    "Tensor": "tensor", "'Tensor'": "tensor",
+    "Optional[Tensor]": "optional", "Tensor | None": "optional", "Optional['Tensor']": "optional",
+    "Sequence[Tensor]": "sequence", "list[Tensor]": "sequence", "tuple[Tensor, ...]": "sequence",
+    "Sequence['Tensor']": "sequence",
+}
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def tensor_slots(fn: Callable) -> tuple[tuple[str, Optional[int], str], ...]:
+    """``(name, position or None, kind)`` of each parameter of ``fn`` that takes tensors."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):  # a builtin without a signature: nothing to check
+        return ()
+    slots = []
+    for i, p in enumerate(params):
+        kind = _KINDS.get(p.annotation) if isinstance(p.annotation, str) else None
+        if kind is not None:
+            slots.append((p.name, i if p.kind in _POSITIONAL else None, kind))
+    return tuple(slots)
+
+
+def wrong_argument(name: str, slots: tuple, args: tuple, kwargs: dict, skip: int = 0,
+                   error: type = TypeError) -> Optional[Exception]:
+    """PyTorch's TypeError for the first argument in ``slots`` that is not what it should be,
+    or None when every one is.  ``skip`` leading positions are not counted in the message
+    (1 for a method: PyTorch numbers ``x.gather(0, idx)``'s ``index`` 2, not 3).  ``error`` is
+    the exception's type."""
+    for arg_name, position, kind in slots:
+        if position is not None and position < len(args):
+            value, where = args[position], f" (position {position + 1 - skip})"
+        elif arg_name in kwargs:
+            value, where = kwargs[arg_name], ""
+        else:
+            continue
+        if isinstance(value, Tensor) or (value is None and kind == "optional"):
+            continue
+        if kind != "sequence":
+            return error(f"{name}(): argument '{arg_name}'{where} must be Tensor, not {type(value).__name__}")
+        if not isinstance(value, (list, tuple)):
+            return error(f"{name}(): argument '{arg_name}'{where} must be tuple of Tensors, not "
+                             f"{type(value).__name__}")
+        for i, item in enumerate(value):
+            if not isinstance(item, Tensor):
+                index = position - skip if position is not None else 0
+                return error(f"expected Tensor as element {i} in argument {index}, but got "
+                                 f"{type(item).__name__}")
+    return None
+
+
+def tensor_checked(fn: Callable, name: Optional[str] = None, method: bool = False,
+                   error: type = TypeError) -> Callable:
+    """``fn``, raising PyTorch's TypeError (or ``error``) when a call fails and a tensor argument was
+    not a tensor.  Returns ``fn`` itself when it takes no tensors (for a method: none besides ``self``)."""
+    slots = tensor_slots(fn)
+    if method:
+        slots = tuple(s for s in slots if s[1] != 0)  # ``self`` is a tensor: Python bound it
+    if not slots or getattr(fn, "_checks_tensors", False):
+        return fn
+    name = name or fn.__name__
+    skip = 1 if method else 0
+
+    @functools.wraps(fn)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except TypeError:
+            raise  # already the type PyTorch raises (and often its very message)
+        except Exception:
+            wrong = wrong_argument(name, slots, args, kwargs, skip, error)
+            if wrong is None:
+                raise
+            raise wrong from None  # (the AttributeError deep inside says nothing useful)
+    checked._checks_tensors = True  # type: ignore[attr-defined]
+    warn_always.pass_through(checked.__code__)  # a warning inside fn points past this frame (one code for all)
+    return checked
+
+
+
+def check_namespace(namespace: dict, module: str, names: list[str], attribute_errors: str = "") -> None:
+    """Wrap the plain functions ``names`` of a public namespace (``torch``, ``nn.functional``)
+    with :func:`tensor_checked`; aliases (``torch.concat`` for ``torch.cat``) share one wrapper.
+
+    ``attribute_errors`` names the functions that PyTorch writes in Python and that ask their
+    argument for an attribute first (``F.mse_loss`` calls ``target.size()``): given a list,
+    PyTorch's own error is an AttributeError.  Those raise an AttributeError here too, so that
+    a program (or a test) that catches PyTorch's error catches learntorch's; the message is
+    the clearer one above.
+
+    A wrapper (this one, or ``out=``'s) that pickle would look for under the wrapped function's
+    name is renamed after the namespace, so that pickle finds it there: ``torch.save`` of a
+    module that holds ``torch.add`` as an attribute works, as it does in PyTorch."""
+    made: dict[int, Callable] = {}
+    attribute_error_names = set(attribute_errors.split())
+    for n in names:
+        fn = namespace.get(n)
+        if not inspect.isfunction(fn) or not fn.__module__.startswith("learntorch"):
+            continue
+        wrapped = made.get(id(fn))
+        if wrapped is None:
+            error = AttributeError if n in attribute_error_names else TypeError
+            wrapped = made[id(fn)] = tensor_checked(fn, error=error)
+            if not _found_by_pickle(wrapped):
+                wrapped.__module__, wrapped.__qualname__ = module, n
+        namespace[n] = wrapped
+
+
+def _found_by_pickle(fn: Callable) -> bool:
+    """Whether pickle, which saves a function as "module + qualified name", finds ``fn`` itself there."""
+    found: Any = sys.modules.get(fn.__module__)
+    for part in fn.__qualname__.split("."):
+        found = getattr(found, part, None)
+    return found is fn
