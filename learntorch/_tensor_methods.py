@@ -288,6 +288,22 @@ def _compare(op: str) -> Callable:
     return method
 
 
+def _compare_method(op: str) -> Callable:
+    """``x.eq(other)`` and ``torch.eq(x, other)``: the operator's rule, except that what the operator
+    answers ``NotImplemented`` to (so that Python can fall back: ``x == [1.0]`` is False) is
+    PyTorch's TypeError here, where nothing falls back and the caller would get NotImplemented."""
+    operator_form = _compare(op)
+
+    def method(self: Tensor, other: Any) -> Any:
+        result = operator_form(self, other)
+        if result is NotImplemented:
+            raise TypeError(f"{op}() received an invalid combination of arguments - got ({type(other).__name__}), "
+                            f"but expected one of: (Tensor other) or (Number other)")
+        return result
+    method.__name__ = op
+    return method
+
+
 def _logical(op: str, reflected: bool = False) -> Callable:
     def method(self: Tensor, other: Any) -> Any:
         if not isinstance(other, (Tensor, int, bool)):
@@ -490,8 +506,8 @@ _ARITHMETIC = dict(
     isnan=pointwise.isnan, isinf=pointwise.isinf, isfinite=pointwise.isfinite,
     logical_not=pointwise.logical_not, floor_divide=pointwise.floor_divide,
     remainder=pointwise.remainder,
-    eq=_compare("eq"), ne=_compare("ne"), lt=_compare("lt"), le=_compare("le"),
-    gt=_compare("gt"), ge=_compare("ge"), equal=_equal, allclose=_allclose, isclose=_isclose,
+    eq=_compare_method("eq"), ne=_compare_method("ne"), lt=_compare_method("lt"), le=_compare_method("le"),
+    gt=_compare_method("gt"), ge=_compare_method("ge"), equal=_equal, allclose=_allclose, isclose=_isclose,
 )
 
 _OPERATIONS = dict(

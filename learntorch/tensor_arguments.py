@@ -30,7 +30,7 @@ from typing import Any, Callable, Optional
 from . import warn_always
 from .tensor import Tensor
 
-__all__ = ["tensor_checked", "check_namespace"]
+__all__ = ["tensor_checked", "check_namespace", "require_tensor"]
 
 # how a parameter's annotation (a string: the package uses ``from __future__ import annotations``)
 # says it takes tensors
@@ -76,12 +76,12 @@ def wrong_argument(name: str, slots: tuple, args: tuple, kwargs: dict, skip: int
             return error(f"{name}(): argument '{arg_name}'{where} must be Tensor, not {type(value).__name__}")
         if not isinstance(value, (list, tuple)):
             return error(f"{name}(): argument '{arg_name}'{where} must be tuple of Tensors, not "
-                             f"{type(value).__name__}")
+                         f"{type(value).__name__}")
         for i, item in enumerate(value):
             if not isinstance(item, Tensor):
                 index = position - skip if position is not None else 0
                 return error(f"expected Tensor as element {i} in argument {index}, but got "
-                                 f"{type(item).__name__}")
+                             f"{type(item).__name__}")
     return None
 
 
@@ -112,6 +112,14 @@ def tensor_checked(fn: Callable, name: Optional[str] = None, method: bool = Fals
     warn_always.pass_through(checked.__code__)  # a warning inside fn points past this frame (one code for all)
     return checked
 
+
+def require_tensor(name: str, argument: str, value: Any, position: int = 1) -> None:
+    """PyTorch's TypeError unless ``value`` is a tensor, checked up front: for the few functions
+    that would not fail on their own (``conj`` of a real tensor returns it as it is, so
+    ``torch.conj([1.0])`` would quietly return the list)."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be Tensor, not "
+                        f"{type(value).__name__}")
 
 
 def check_namespace(namespace: dict, module: str, names: list[str], attribute_errors: str = "") -> None:

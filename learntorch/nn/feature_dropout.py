@@ -22,6 +22,7 @@ from ..device import CPU
 from ..ops.dropout import keep_mask
 from ..random import default_generator
 from ..tensor import Tensor
+from ..tensor_arguments import require_tensor
 
 __all__ = ["dropout1d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
 
@@ -107,9 +108,11 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """Dropout for SELU networks: dropped units take SELU's saturation value, and an affine
     correction keeps the mean and variance of a standardised input."""
+    require_tensor("alpha_dropout", "input", input)  # (out of training it would hand a list back)
     return _dropout_impl(input, p, training, inplace, per_channel=False, alpha=True)
 
 
 def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     """Alpha dropout of whole channels (one draw per sample and channel)."""
+    require_tensor("feature_alpha_dropout", "input", input)
     return _dropout_impl(input, p, training, inplace, per_channel=True, alpha=True)

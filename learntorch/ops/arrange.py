@@ -29,6 +29,7 @@ from ..arrays import to_numpy, transfer
 from ..autograd.function import Function
 from ..device import CPU
 from ..tensor import Tensor, _wrap_dim
+from ..tensor_arguments import require_tensor
 from .autocast import float32_precision
 from .common import infer_size, new_result, numpy_aliases
 from .formula import differentiable_backward
@@ -600,6 +601,9 @@ def einsum(equation: str, *operands: Any) -> Tensor:
     if not operands:
         raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
                          "operand and its subscripts list")
+    for i, operand in enumerate(operands):
+        if not isinstance(operand, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(operand).__name__}")
     inputs, output = _einsum_labels(equation, operands)
     _check_einsum_sizes(inputs, operands)
     if len(operands) == 1:
@@ -694,8 +698,10 @@ def erf(input: Tensor) -> Tensor:
 
 def _logical(name: str) -> Any:
     def fn(input: Tensor, other: Tensor) -> Tensor:
+        require_tensor(name, "input", input)
+        require_tensor(name, "other", other, 2)  # (a number too is PyTorch's TypeError here)
         a = input.detach().cpu().numpy() != 0
-        b = (other.detach().cpu().numpy() if isinstance(other, Tensor) else np.asarray(other)) != 0
+        b = other.detach().cpu().numpy() != 0
         return _const(input, getattr(np, name)(a, b))
     fn.__name__ = name
     fn.__doc__ = f"Element-wise ``{name}`` of the truth values (non-zero is True); a bool tensor."

@@ -15,6 +15,7 @@ from .. import warn_always
 from .. import cuda, dtypes
 from ..size import Size
 from ..tensor import Tensor, channels_last, contiguous_format
+from ..tensor_arguments import require_tensor
 from . import shape
 
 __all__ = ["METHODS", "conj", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "real", "imag", "isreal"]
@@ -108,14 +109,28 @@ def _no(self: Tensor) -> bool:
 
 
 # the same answers as functions (``torch.conj(x)``, ``torch.real(x)`` …): for a real tensor,
-# the tensor itself, or "no"; ``imag`` is PyTorch's error
-def conj(input: Tensor) -> Tensor:
-    """The complex conjugate: a real tensor is its own (the same object, as in PyTorch)."""
-    return input
+# the tensor itself, or "no"; ``imag`` is PyTorch's error.  The argument is checked first:
+# these would otherwise hand a list back as it came.
+def _itself_as_function(name: str) -> Any:
+    def function(input: Tensor) -> Tensor:
+        require_tensor(name, "input", input)
+        return input
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``torch.{name}``: a real tensor is its own (the same object, as in PyTorch)."
+    return function
 
 
-resolve_conj = resolve_neg = real = conj
-is_conj = is_neg = _no
+def _no_as_function(name: str) -> Any:
+    def function(input: Tensor) -> bool:
+        require_tensor(name, "input", input)
+        return False
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
+conj, resolve_conj, resolve_neg, real = (_itself_as_function(n) for n in ("conj", "resolve_conj", "resolve_neg",
+                                                                           "real"))
+is_conj, is_neg = _no_as_function("is_conj"), _no_as_function("is_neg")
 imag = _imag
 
 

@@ -112,7 +112,21 @@ x @ [1.0]
 x + "a"
 x.sum(dim="a")
 x.sum(dim=(0, 1.0))
-x.transpose("a", 0)""".splitlines()
+x.transpose("a", 0)
+torch.eq(x, [1.0])
+x.eq([1.0])
+x == [1.0]
+x.ne("a")
+torch.logical_and(x, [1.0])
+torch.logical_or(x, 1)
+torch.conj([1.0])
+torch.real([1.0])
+torch.resolve_neg([1.0])
+torch.is_conj([1.0])
+F.alpha_dropout([1.0])
+F.feature_alpha_dropout([1.0])
+torch.einsum("ij->i", [1.0])
+torch.einsum("ij,ij->", x, 2.0)""".splitlines()
 
 
 def _raised(lib, functional, expr: str) -> str:
