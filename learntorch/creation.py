@@ -83,6 +83,8 @@ def _infer_dtype(data: Any) -> dtypes.dtype:
     if isinstance(data, str):
         raise TypeError("new(): invalid data type 'str'")
     flat = list(_flatten(data))
+    if any(isinstance(v, str) for v in flat):  # (a string among numbers: PyTorch refuses the type)
+        raise TypeError("new(): invalid data type 'str'")
     odd = next((v for v in flat if not isinstance(v, (numbers.Number, Tensor, np.ndarray, np.generic, str))),
                _NOTHING)
     if odd is not _NOTHING:  # None, an object …: PyTorch names the element's type
@@ -334,6 +336,8 @@ def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Dev
     if bad is not None:
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, but found element of type "
                         f"{type(size[bad]).__name__} at pos {bad}")
+    if not isinstance(fill_value, (numbers.Number, np.generic, Tensor)):  # (a one-element tensor is a number)
+        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not {type(fill_value).__name__}")
     return _filled((tuple(size),), fill_value, dtype, device, requires_grad, default, name="full")
 
 

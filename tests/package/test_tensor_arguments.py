@@ -126,7 +126,12 @@ torch.is_conj([1.0])
 F.alpha_dropout([1.0])
 F.feature_alpha_dropout([1.0])
 torch.einsum("ij->i", [1.0])
-torch.einsum("ij,ij->", x, 2.0)""".splitlines()
+torch.einsum("ij,ij->", x, 2.0)
+torch.tensor([1, "a"])
+torch.tensor([[1.0], "a"])
+torch.full((2,), "a")
+torch.full((2,), None)
+torch.full((2,), [1.0])""".splitlines()
 
 
 def _raised(lib, functional, expr: str) -> str:
