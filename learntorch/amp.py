@@ -79,21 +79,21 @@ class autocast:
             return
         if device_type == "cuda" and not cuda.is_available():
             warn_always.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", UserWarning,
-                          stacklevel=2)
+                             stacklevel=2)
             self._enabled = False
         elif device_type == "cpu" and self.fast_dtype.name not in ("bfloat16", "float16"):
             warn_always.warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
-                          "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.",
-                          UserWarning, stacklevel=2)
+                             "CPU Autocast only supports dtypes of torch.bfloat16, torch.float16 currently.",
+                             UserWarning, stacklevel=2)
             self._enabled = False
         elif device_type == "cuda" and self.fast_dtype.name not in ("bfloat16", "float16"):
             warn_always.warn("In CUDA autocast, but the target dtype is not supported. Disabling autocast.\n"
-                          "CUDA Autocast only supports dtypes of torch.float16 and torch.bfloat16 currently.",
-                          UserWarning, stacklevel=2)
+                             "CUDA Autocast only supports dtypes of torch.float16 and torch.bfloat16 currently.",
+                             UserWarning, stacklevel=2)
             self._enabled = False
         elif device_type not in _state:
             warn_always.warn(f"learntorch's autocast knows only 'cpu' and 'cuda', not {device_type!r}: disabled",
-                          UserWarning, stacklevel=2)
+                             UserWarning, stacklevel=2)
             self._enabled = False
 
     def __enter__(self) -> "autocast":
@@ -140,7 +140,7 @@ class GradScaler:
         self._enabled = enabled
         if device == "cuda" and enabled and not cuda.is_available():
             warn_always.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
-                          UserWarning, stacklevel=2)
+                             UserWarning, stacklevel=2)
             self._enabled = False
         if self._enabled:
             assert growth_factor > 1.0, "The growth factor must be > 1.0."
@@ -312,13 +312,13 @@ class _CudaAmp:
     def GradScaler(init_scale: float = 2.0 ** 16, growth_factor: float = 2.0, backoff_factor: float = 0.5,
                    growth_interval: int = 2000, enabled: bool = True) -> GradScaler:
         warn_always.warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
-                      "`torch.amp.GradScaler('cuda', args...)` instead.", FutureWarning, stacklevel=2)
+                         "`torch.amp.GradScaler('cuda', args...)` instead.", FutureWarning, stacklevel=2)
         return GradScaler("cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
 
     @staticmethod
     def autocast(enabled: bool = True, dtype: dtypes.dtype = dtypes.float16, cache_enabled: bool = True) -> autocast:
         warn_always.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
-                      "`torch.amp.autocast('cuda', args...)` instead.", FutureWarning, stacklevel=2)
+                         "`torch.amp.autocast('cuda', args...)` instead.", FutureWarning, stacklevel=2)
         return autocast("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
 
 

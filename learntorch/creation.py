@@ -151,8 +151,8 @@ def tensor(data: Any, *, dtype: Any = None, device: DeviceLike = None, requires_
     """A new tensor holding a **copy** of ``data`` (a number, nested lists, an array, a tensor)."""
     if isinstance(data, Tensor):
         warn_always.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
-                      "or sourceTensor.detach().clone().requires_grad_(True), rather than "
-                      "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
+                         "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+                         "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
         dt = dtypes.from_any(dtype) if dtype is not None else data.dtype
         return _finish(np.array(to_numpy(data._data), dtype=dt._np), device or data.device, requires_grad)
     if isinstance(data, np.ndarray):
@@ -217,8 +217,8 @@ def asarray(obj: Any, *, dtype: Any = None, device: DeviceLike = None, copy: Opt
     if requires_grad is _UNSET:
         if isinstance(obj, Tensor) and obj.requires_grad:
             warn_always.warn("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead "
-                          "of False. Pass requires_grad=False explicitly to get the old behavior and silence "
-                          "this warning.", UserWarning, stacklevel=2)
+                             "of False. Pass requires_grad=False explicitly to get the old behavior and silence "
+                             "this warning.", UserWarning, stacklevel=2)
         requires_grad = None
     want_dtype = dtypes.from_any(dtype) if dtype is not None else None
     want_device = as_device(device) if device is not None else None
@@ -255,10 +255,10 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     _refuse_negative_strides(ndarray)
     if not ndarray.flags.writeable:
         warn_always.warn("The given NumPy array is not writable, and PyTorch does not support non-writable "
-                      "tensors. This means writing to this tensor will result in undefined behavior. You may "
-                      "want to copy the array to protect its data or make it writable before converting it to "
-                      "a tensor. This type of warning will be suppressed for the rest of this program.",
-                      UserWarning, stacklevel=2)
+                         "tensors. This means writing to this tensor will result in undefined behavior. You may "
+                         "want to copy the array to protect its data or make it writable before converting it to "
+                         "a tensor. This type of warning will be suppressed for the rest of this program.",
+                         UserWarning, stacklevel=2)
     return Tensor._make(ndarray, CPU)
 
 
@@ -428,8 +428,8 @@ def range_(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
     ``end``, and of the default float dtype unless ``dtype`` is given.  (Named ``range_`` here
     so that this module keeps Python's ``range``; exported as ``torch.range``.)"""
     warn_always.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
-                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values "
-                  "in [start, end).", UserWarning, stacklevel=2)
+                     "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values "
+                     "in [start, end).", UserWarning, stacklevel=2)
     if end is None:
         start, end = 0, start
     start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
@@ -791,8 +791,8 @@ _READ_ONLY_WARNED = [False]
 def _warn_read_only_buffer() -> None:
     if not _READ_ONLY_WARNED[0]:  # once per program, as PyTorch says it does
         _READ_ONLY_WARNED[0] = True
-        warn_always.warn("The given buffer is not writable, and PyTorch does not support non-writable tensors. This "
-                      "means you can write to the underlying (supposedly non-writable) buffer using the tensor. You "
-                      "may want to copy the buffer to protect its data or make it writable before converting it to a "
-                      "tensor. This type of warning will be suppressed for the rest of this program.", UserWarning,
-                      stacklevel=3)
+        warn_always.warn("The given buffer is not writable, and PyTorch does not support non-writable tensors. "
+                         "This means you can write to the underlying (supposedly non-writable) buffer using the "
+                         "tensor. You may want to copy the buffer to protect its data or make it writable before "
+                         "converting it to a tensor. This type of warning will be suppressed for the rest of this "
+                         "program.", UserWarning, stacklevel=3)

@@ -406,8 +406,8 @@ def legacy_cross(input: Tensor, other: Tensor, dim: Optional[int] = None) -> Ten
     that default; pass ``dim`` explicitly, or use ``torch.linalg.cross``, whose default is -1)."""
     if dim is None:
         warn_always.warn("Using torch.cross without specifying the dim arg is deprecated. Please either pass the "
-                      "dim explicitly or simply use torch.linalg.cross. The default value of dim will change to "
-                      "agree with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
+                         "dim explicitly or simply use torch.linalg.cross. The default value of dim will change to "
+                         "agree with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
         dim = next((i for i, s in enumerate(input.shape) if s == 3), -1)
     return cross(input, other, dim=dim)
 

@@ -28,7 +28,7 @@ def set_float32_matmul_precision(precision: str) -> None:
         raise RuntimeError(f"set_float32_matmul_precision expects a str, but got {type(precision).__name__}")
     if precision not in _PRECISIONS:
         warn_always.warn(f"{precision} is not one of 'highest', 'high', or 'medium'; the current"
-                      "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
+                         "setFloat32MatmulPrecision call has no effect.", UserWarning, stacklevel=2)
         return
     _state["precision"] = precision
 

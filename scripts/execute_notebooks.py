@@ -46,6 +46,23 @@ def _strip_machine_paths(nb: nbformat.NotebookNode) -> None:
                 out["traceback"] = lines
 
 
+def _coalesce_streams(nb: nbformat.NotebookNode) -> None:
+    """One output per run of printed text: the kernel sends a long cell's prints in as many
+    messages as its flushes happened to fall, which depends on the machine's speed.  Joined,
+    the stored file is the same on every machine (and Jupyter shows it the same way)."""
+    for cell in nb.cells:
+        merged: list = []
+        for out in cell.get("outputs", []):
+            last = merged[-1] if merged else None
+            if (out.get("output_type") == "stream" and last is not None and last.get("output_type") == "stream"
+                    and last.get("name") == out.get("name")):
+                last["text"] += out["text"]
+            else:
+                merged.append(out)
+        if "outputs" in cell:
+            cell["outputs"] = merged
+
+
 def execute(path: pathlib.Path, timeout: int) -> float:
     nb = nbformat.read(path, as_version=4)
     start = time.perf_counter()
@@ -54,6 +71,7 @@ def execute(path: pathlib.Path, timeout: int) -> float:
     for cell in nb.cells:  # nbclient's timing metadata differs on every run: keep the files stable
         cell.metadata.pop("execution", None)
     _strip_machine_paths(nb)
+    _coalesce_streams(nb)
     nbformat.write(nb, path)
     return time.perf_counter() - start
 

@@ -46,7 +46,7 @@ class detect_anomaly(set_detect_anomaly):
 
     def __init__(self, check_nan: bool = True) -> None:
         warn_always.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should only "
-                      "be enabled for debugging.", UserWarning, stacklevel=2)
+                         "be enabled for debugging.", UserWarning, stacklevel=2)
         super().__init__(True, check_nan)
 
 
@@ -59,8 +59,8 @@ def report_failure(node: Any) -> None:
     """Print the forward stack of the node whose backward just failed."""
     stack = node.metadata.get("traceback_") if "_metadata" in node.__dict__ else None
     warn_always.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
-                  + "".join(stack or ["  (no forward traceback: the node was created before anomaly mode)\n"]),
-                  UserWarning, stacklevel=3)
+                     + "".join(stack or ["  (no forward traceback: the node was created before anomaly mode)\n"]),
+                     UserWarning, stacklevel=3)
 
 
 def check_nan(node: Any, grads: list) -> None:

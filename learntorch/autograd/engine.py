@@ -366,10 +366,10 @@ def backward(tensors: TensorOrTensors, grad_tensors: Optional[TensorOrTensors] =
     if create_graph and not _warned_create_graph[0]:
         _warned_create_graph[0] = True  # once per process, as PyTorch's TORCH_WARN_ONCE
         warn_always.warn("Using backward() with create_graph=True will create a reference cycle between the parameter "
-                      "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
-                      "creating the graph to avoid this. If you have to use this function, make sure to reset the "
-                      ".grad fields of your parameters to None after use to break the cycle and avoid the leak.",
-                      UserWarning, stacklevel=3)
+                         "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+                         "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+                         ".grad fields of your parameters to None after use to break the cycle and avoid the leak.",
+                         UserWarning, stacklevel=3)
     input_list = list(_as_tuple(inputs)) if inputs is not None else None
     if input_list is not None and not input_list:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
@@ -401,8 +401,8 @@ def grad(outputs: TensorOrTensors, inputs: TensorOrTensors, grad_outputs: Option
     ``only_inputs`` is PyTorch's deprecated, ignored flag (``False`` warns as PyTorch does)."""
     if not only_inputs:
         warn_always.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
-                      "gradient for other parts of the graph, please use torch.autograd.backward.", FutureWarning,
-                      stacklevel=2)
+                         "gradient for other parts of the graph, please use torch.autograd.backward.", FutureWarning,
+                         stacklevel=2)
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
                          "but got: allow_unused=False.")

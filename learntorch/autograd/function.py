@@ -265,8 +265,8 @@ class Function(metaclass=_FunctionMeta):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         warn_always.warn(f"{type(self)} should not be instantiated. Methods on autograd functions are all static, so "
-                      "you should invoke them on the class itself. Instantiating an autograd function will raise an "
-                      "error in a future version of PyTorch.", DeprecationWarning, stacklevel=2)
+                         "you should invoke them on the class itself. Instantiating an autograd function will raise an "
+                         "error in a future version of PyTorch.", DeprecationWarning, stacklevel=2)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """``MyFn()(x)``, the legacy style: refused (call ``MyFn.apply(x)``)."""

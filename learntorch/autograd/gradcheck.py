@@ -110,8 +110,8 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
     for index, x in enumerate(inputs):
         if isinstance(x, Tensor) and x.requires_grad and x.dtype.name not in ("float64", "complex128"):
             warn_always.warn(f"Input #{index} requires gradient and is not a double precision floating point or "
-                          "complex. This check will likely fail if all the inputs are not of double precision "
-                          "floating point or complex. ", UserWarning, stacklevel=2)
+                             "complex. This check will likely fail if all the inputs are not of double precision "
+                             "floating point or complex. ", UserWarning, stacklevel=2)
     numerical = numerical_jacobian(func, inputs, eps)
     analytical = analytical_jacobian(func, inputs)
     for xi in range(len(diff)):

@@ -171,8 +171,8 @@ def init_process_group(backend: Optional[str] = None, init_method: Optional[str]
         raise TypeError(f"Expected timeout argument to be of type datetime.timedelta, got {type(timeout)}")
     if init_method not in (None, "env://"):
         warn_always.warn(f"init_method={init_method!r} is not used: learntorch.distributed meets the other ranks "
-                      "through MPI (start them with mpiexec or python -m learntorch.distributed.run).",
-                      stacklevel=2)
+                         "through MPI (start them with mpiexec or python -m learntorch.distributed.run).",
+                         stacklevel=2)
     if store is not None:
         raise ValueError("learntorch.distributed has no Store: the ranks meet through MPI (mpiexec).")
     MPI = _import_mpi()

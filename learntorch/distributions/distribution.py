@@ -68,8 +68,8 @@ class Distribution:
         except NotImplementedError:
             arg_constraints = {}
             warn_always.warn(f"{self.__class__} does not define `arg_constraints`. Please set "
-                          "`arg_constraints = {}` or initialize the distribution with "
-                          "`validate_args=False` to turn off validation.", stacklevel=3)
+                             "`arg_constraints = {}` or initialize the distribution with "
+                             "`validate_args=False` to turn off validation.", stacklevel=3)
         for name, constraint in arg_constraints.items():
             if constraints.is_dependent(constraint):
                 continue
@@ -171,8 +171,8 @@ class Distribution:
             support = self.support
         except NotImplementedError:
             warn_always.warn(f"{self.__class__} does not define `support` to enable sample validation. Please "
-                          "initialize the distribution with `validate_args=False` to turn off validation.",
-                          stacklevel=3)
+                             "initialize the distribution with `validate_args=False` to turn off validation.",
+                             stacklevel=3)
             return
         if not bool(support.check(value).all()):
             raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) "

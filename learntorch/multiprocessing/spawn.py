@@ -400,6 +400,6 @@ def spawn(fn: Callable, args: tuple = (), nprocs: int = 1, join: bool = True, da
     ``join``, else a ``ProcessContext``."""
     if start_method != "spawn":
         warn_always.warn(f"This method only supports start_method=spawn (got: {start_method}).\n"
-                      "To use a different start_method use:\n\t\t torch.multiprocessing.start_processes(...)",
-                      FutureWarning, stacklevel=2)
+                         "To use a different start_method use:\n\t\t torch.multiprocessing.start_processes(...)",
+                         FutureWarning, stacklevel=2)
     return start_processes(fn, args, nprocs, join, daemon, start_method="spawn")

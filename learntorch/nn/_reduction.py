@@ -22,7 +22,7 @@ def _legacy_get_string(size_average: Optional[bool], reduce: Optional[bool], emi
     ret = "mean" if size_average and reduce else "sum" if reduce else "none"
     if emit_warning:
         warn_always.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
-                      stacklevel=3)
+                         stacklevel=3)
     return ret
 
 
@@ -32,7 +32,7 @@ def _get_reduction(reduction: str, size_average: Optional[bool] = None, reduce: 
         return _legacy_get_string(size_average, reduce)
     if reduction == "elementwise_mean":
         warn_always.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
-                      stacklevel=3)
+                         stacklevel=3)
         return "mean"
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")

@@ -139,7 +139,7 @@ def canonical_mask(mask: Optional[Tensor], mask_name: str, other_type: Any = Non
         raise AssertionError(f"only bool and floating types of {mask_name} are supported")
     if check_other and other_type is not None and mask.dtype != other_type:
         warn_always.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
-                      f"instead.", UserWarning, stacklevel=3)
+                         f"instead.", UserWarning, stacklevel=3)
     if mask.dtype == dtypes.bool:
         dtype = target_type if target_type is not None else dtypes.float32
         return zeros_like(mask, dtype=dtype).masked_fill(mask, float("-inf"))

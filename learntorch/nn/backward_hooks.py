@@ -116,9 +116,9 @@ class BackwardHook:
                 local = self.grad_outputs
                 if self.input_tensors_index is None:  # no input needs a gradient: call the hooks now
                     warn_always.warn("Full backward hook is firing when gradients are computed with respect to "
-                                  "module outputs since no inputs require gradients. See https://docs.pytorch.org"
-                                  "/docs/main/generated/torch.nn.Module.html#torch.nn.Module."
-                                  "register_full_backward_hook for more details.", stacklevel=5)
+                                     "module outputs since no inputs require gradients. See https://docs.pytorch.org"
+                                     "/docs/main/generated/torch.nn.Module.html#torch.nn.Module."
+                                     "register_full_backward_hook for more details.", stacklevel=5)
                     grad_inputs = self._pack_with_none([], [], self.n_inputs)
                     for user_hook in self.user_hooks:
                         res = user_hook(self.module, grad_inputs, self.grad_outputs)

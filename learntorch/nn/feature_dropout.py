@@ -98,10 +98,10 @@ def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
     _check_p(p)
     if input.dim() not in (4, 5):
         warn_always.warn(f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is deprecated and will "
-                      "result in an error in a future release. To retain the behavior and silence this warning, "
-                      "please use dropout instead. Note that dropout3d exists to provide channel-wise dropout on "
-                      "inputs with 3 spatial dimensions, a channel dimension, and an optional batch dimension "
-                      "(i.e. 4D or 5D inputs).", stacklevel=2)
+                         "result in an error in a future release. To retain the behavior and silence this warning, "
+                         "please use dropout instead. Note that dropout3d exists to provide channel-wise dropout on "
+                         "inputs with 3 spatial dimensions, a channel dimension, and an optional batch dimension "
+                         "(i.e. 4D or 5D inputs).", stacklevel=2)
     return _feature_dropout(input, p, training, inplace, batched_dims=5)
 
 

@@ -561,8 +561,8 @@ def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
 def _warn_size(input: Tensor, target: Tensor) -> None:
     if tuple(target.shape) != tuple(input.shape):
         warn_always.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
-                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
-                      "same size.", stacklevel=3)
+                         "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                         "same size.", stacklevel=3)
 
 
 def _weighted(errors: Tensor, weight: Tensor, input: Tensor, reduction: str) -> Tensor:
@@ -1088,9 +1088,9 @@ def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None, r
         reduction = _legacy_get_string(size_average, reduce)
     if reduction == "mean":
         warn_always.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
-                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
-                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
-                      stacklevel=2)
+                         "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                         "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                         stacklevel=2)
     if not (input._dtype.is_floating_point and target._dtype.is_floating_point):
         raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
@@ -1131,16 +1131,16 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if input.dim() not in (3, 4):
         warn_always.warn(f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is deprecated and will "
-                      "result in an error in a future release. To retain the behavior and silence this warning, "
-                      "please use dropout instead. Note that dropout2d exists to provide channel-wise dropout on "
-                      "inputs with 2 spatial dimensions, a channel dimension, and an optional batch dimension "
-                      "(i.e. 3D or 4D inputs).", stacklevel=2)
+                         "result in an error in a future release. To retain the behavior and silence this warning, "
+                         "please use dropout instead. Note that dropout2d exists to provide channel-wise dropout on "
+                         "inputs with 2 spatial dimensions, a channel dimension, and an optional batch dimension "
+                         "(i.e. 3D or 4D inputs).", stacklevel=2)
     if input.dim() == 3:
         warn_always.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
-                      "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
-                      "This behavior will change in a future release to interpret the input as one without a "
-                      "batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, "
-                      "please switch to using dropout1d instead.", stacklevel=2)
+                         "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
+                         "This behavior will change in a future release to interpret the input as one without a "
+                         "batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, "
+                         "please switch to using dropout1d instead.", stacklevel=2)
     if not training or p == 0 or input.numel() == 0:
         return input
     if input.dim() < 2:

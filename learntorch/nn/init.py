@@ -215,7 +215,7 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
 
     if (mean < a - 2 * std) or (mean > b + 2 * std):
         warn_always.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. "
-                      "The distribution of values may be incorrect.", stacklevel=2)
+                         "The distribution of values may be incorrect.", stacklevel=2)
     with no_grad():
         p = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
         if p > 0.3:
@@ -293,7 +293,7 @@ def _deprecated_alias(initialiser: Callable[..., Tensor]) -> Callable[..., Tenso
 
     def alias(*args: Any, **kwargs: Any) -> Tensor:
         warn_always.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.", FutureWarning,
-                      stacklevel=2)
+                         stacklevel=2)
         return initialiser(*args, **kwargs)
 
     alias.__name__ = old_name

@@ -293,7 +293,7 @@ def meshgrid(*tensors: Any, indexing: Optional[str] = None) -> tuple:
         if not _MESHGRID_WARNED:
             _MESHGRID_WARNED.append(True)
             warn_always.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing "
-                          "argument.", UserWarning, stacklevel=2)
+                             "argument.", UserWarning, stacklevel=2)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise ValueError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")

@@ -423,7 +423,7 @@ def padding_from_string(input: Tensor, weight: Tensor, padding: str, stride: tup
     totals = [d * (k - 1) for k, d in zip(weight.shape[2:], dilation)]
     if any(t % 2 for t in totals):
         warn_always.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
-                      "copy of the input be created", UserWarning, stacklevel=3)
+                         "copy of the input be created", UserWarning, stacklevel=3)
         extra: list[int] = []
         for t in reversed(totals):  # F.pad lists the last dimension first
             extra += [0, t % 2]

@@ -110,8 +110,8 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: Optional[bool
                                   f"respectively. Got size {size}.")
     if align_corners and min(size[2:]) == 1:
         warn_always.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
-                      "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
-                      "of affine_grid for details.", UserWarning, stacklevel=2)
+                         "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
+                         "of affine_grid for details.", UserWarning, stacklevel=2)
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
     if size[0] != theta.shape[0]:

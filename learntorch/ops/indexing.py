@@ -35,9 +35,9 @@ def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
     """Translate a PyTorch index into the backend's, and say whether it is advanced."""
     if _sequence_as_tuple(key):
         warn_always.warn("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
-                      "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted "
-                      "as tensor index, x[torch.tensor(seq)], which will result either in an error or a different "
-                      "result", UserWarning, stacklevel=3)
+                         "in pytorch 2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted "
+                         "as tensor index, x[torch.tensor(seq)], which will result either in an error or a different "
+                         "result", UserWarning, stacklevel=3)
         key = tuple(key)
     if not isinstance(key, tuple):
         key = (key,)
@@ -53,7 +53,7 @@ def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             if k._dtype is dtypes.uint8:  # PyTorch still reads a uint8 index as a mask (the old ByteTensor)
                 warn_always.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
-                              "instead.", UserWarning, stacklevel=3)
+                                 "instead.", UserWarning, stacklevel=3)
                 k = Tensor._make(k._backend.xp.astype(k._data, k._backend.xp.bool), k._device)
             if k._dtype is dtypes.bool and k.ndim and dim is not None:
                 have = tuple(shape[dim:dim + k.ndim])

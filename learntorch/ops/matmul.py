@@ -574,8 +574,8 @@ def chain_matmul(*matrices: Tensor) -> Tensor:
     ``torch.linalg.multi_dot``).  Multiplied left to right; the result is reshaped into a fresh
     view at the end, as PyTorch's result is (its node is ``ViewBackward0``)."""
     warn_always.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
-                  "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
-                  "multiple parameters.", UserWarning, stacklevel=2)
+                     "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
+                     "multiple parameters.", UserWarning, stacklevel=2)
     if not matrices:
         raise RuntimeError("chain_matmul(): Expected one or more matrices")
     for m in matrices:

@@ -101,11 +101,11 @@ def _write(out: Any, result: Tensor, name: str, policy: str) -> Tensor:
     if tuple(out.shape) != shape:
         if out.numel() > 0 and policy != "creation":  # the factories resize silently
             warn_always.warn(f"An output with one or more elements was resized since it had shape "
-                          f"[{', '.join(map(str, out.shape))}], which does not match the required output shape "
-                          f"[{', '.join(map(str, shape))}]. This behavior is deprecated, and in a future PyTorch "
-                          f"release outputs will not be resized unless they have zero elements. You can explicitly "
-                          f"reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
-                          UserWarning, stacklevel=4)
+                             f"[{', '.join(map(str, out.shape))}], which does not match the required output shape "
+                             f"[{', '.join(map(str, shape))}]. This behavior is deprecated, and in a future PyTorch "
+                             f"release outputs will not be resized unless they have zero elements. You can explicitly "
+                             f"reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+                             UserWarning, stacklevel=4)
         out._data = xp.zeros(shape, dtype=out._data.dtype)
     out._data[...] = xp.astype(result._data, out._data.dtype)
     out._version_counter[0] += 1

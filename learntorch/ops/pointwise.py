@@ -448,7 +448,7 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
                         "input, Number other)\n * (Tensor condition, Number self, Number other)\n")
     if isinstance(condition, Tensor) and condition._dtype is dtypes.uint8:  # the old mask type: still taken
         warn_always.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
-                      "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=2)
+                         "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=2)
         condition = condition != 0
     if not isinstance(condition, Tensor) or condition._dtype is not dtypes.bool:
         kind = dtypes.type_name(condition._dtype) if isinstance(condition, Tensor) else type(condition).__name__

@@ -445,7 +445,7 @@ def _warn_if_no_degrees_of_freedom(name: str, input: Tensor, dim: Dim, correctio
     n = input.numel() if axes is None else _count(input.shape, axes)
     if n - correction <= 0:
         warn_always.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
-                      "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=4)
+                         "reduction factor (input numel divided by output numel).", UserWarning, stacklevel=4)
 
 
 class Var(Function):

@@ -95,7 +95,7 @@ class LogSoftmax(Function):
 
 def _get_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
     warn_always.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
-                  "as an argument.", stacklevel=stacklevel)
+                     "as an argument.", stacklevel=stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
 
 

@@ -111,7 +111,7 @@ def upsample(input: Tensor, size: Union[int, Sequence[int], None] = None,
              align_corners: Optional[bool] = None) -> Tensor:
     """The old name of :func:`interpolate` (deprecated, as in PyTorch)."""
     warn_always.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
-                  stacklevel=2)
+                     stacklevel=2)
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
@@ -119,7 +119,7 @@ def upsample_nearest(input: Tensor, size: Union[int, Sequence[int], None] = None
                      scale_factor: Union[float, Sequence[float], None] = None) -> Tensor:
     """``interpolate(mode='nearest')`` (deprecated, as in PyTorch)."""
     warn_always.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
-                  stacklevel=2)
+                     stacklevel=2)
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
@@ -127,5 +127,5 @@ def upsample_bilinear(input: Tensor, size: Union[int, Sequence[int], None] = Non
                       scale_factor: Union[float, Sequence[float], None] = None) -> Tensor:
     """``interpolate(mode='bilinear', align_corners=True)`` (deprecated, as in PyTorch)."""
     warn_always.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
-                  stacklevel=2)
+                     stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

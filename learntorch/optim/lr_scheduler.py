@@ -57,15 +57,16 @@ def _track_step_calls(optimizer: Optimizer) -> None:
 def _warn_if_stepped_before_the_optimizer(optimizer: Optimizer) -> None:
     if not hasattr(optimizer.step, "_wrapped_by_lr_sched"):
         warn_always.warn("Seems like `optimizer.step()` has been overridden after learning rate scheduler "
-                      "initialization. Please, make sure to call `optimizer.step()` before `lr_scheduler.step()`. "
-                      "See more details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
-                      UserWarning, stacklevel=3)
+                         "initialization. Please, make sure to call `optimizer.step()` before `lr_scheduler.step()`. "
+                         "See more details at https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
+                         UserWarning, stacklevel=3)
     elif not getattr(optimizer, "_opt_called", False):
         warn_always.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
-                      "later, you should call them in the opposite order: `optimizer.step()` before "
-                      "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first value "
-                      "of the learning rate schedule. See more details at "
-                      "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning, stacklevel=3)
+                         "later, you should call them in the opposite order: `optimizer.step()` before "
+                         "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first value "
+                         "of the learning rate schedule. See more details at "
+                         "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate", UserWarning,
+                         stacklevel=3)
 
 
 class LRScheduler:
@@ -108,7 +109,7 @@ class LRScheduler:
         yourself gives a surprising value: PyTorch warns, and so do we."""
         if not getattr(self, "_get_lr_called_within_step", False):
             warn_always.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
-                          UserWarning, stacklevel=3)
+                             UserWarning, stacklevel=3)
 
     def _get_lr_in_step(self, closed_form: bool = False) -> list[float]:
         """Call ``get_lr`` (or the closed form) as ``step()`` does: with the flag that silences the warning."""

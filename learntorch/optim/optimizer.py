@@ -90,8 +90,8 @@ class Optimizer:
                 raise ValueError("can't optimize a non-leaf Tensor")
         if len({id(p) for p in param_group["params"]}) != len(param_group["params"]):
             warn_always.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
-                          "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
-                          UserWarning, stacklevel=3)
+                             "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+                             UserWarning, stacklevel=3)
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter "

@@ -58,7 +58,7 @@ def detach_variable(inputs: tuple) -> tuple:
 def _warn_if_no_input_requires_grad(inputs: Iterable[Any]) -> None:
     if not any(isinstance(x, Tensor) and x.requires_grad for x in inputs):
         warn_always.warn("None of the inputs have requires_grad=True. Gradients will be None", UserWarning,
-                      stacklevel=3)
+                         stacklevel=3)
 
 
 class _RngReplay:
@@ -189,10 +189,10 @@ def checkpoint(function: Callable[..., Any], *args: Any, use_reentrant: Optional
     accepted; learntorch always recomputes the whole function."""
     if use_reentrant is None:
         warn_always.warn("torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting "
-                      "in PyTorch 2.9, calling checkpoint without use_reentrant will raise an exception. "
-                      "use_reentrant=False is recommended, but if you need to preserve the current default "
-                      "behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
-                      "differences between the two variants.", UserWarning, stacklevel=2)
+                         "in PyTorch 2.9, calling checkpoint without use_reentrant will raise an exception. "
+                         "use_reentrant=False is recommended, but if you need to preserve the current default "
+                         "behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
+                         "differences between the two variants.", UserWarning, stacklevel=2)
         use_reentrant = True
     if kwargs and use_reentrant:
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
@@ -220,10 +220,10 @@ def checkpoint_sequential(functions: Any, segments: int, input: Tensor, use_reen
     activations are needed right away by backward anyway)."""
     if use_reentrant is None:
         warn_always.warn("torch.utils.checkpoint.checkpoint_sequential: the use_reentrant parameter should be "
-                      "passed explicitly. In version 2.9 we will raise an exception if use_reentrant is not "
-                      "passed. use_reentrant=False is recommended, but if you need to preserve the current "
-                      "default behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
-                      "differences between the two variants.", UserWarning, stacklevel=2)
+                         "passed explicitly. In version 2.9 we will raise an exception if use_reentrant is not "
+                         "passed. use_reentrant=False is recommended, but if you need to preserve the current "
+                         "default behavior, you can pass use_reentrant=True. Refer to docs for more details on the "
+                         "differences between the two variants.", UserWarning, stacklevel=2)
         use_reentrant = True
     preserve = kwargs.pop("preserve_rng_state", True)
     if kwargs:

@@ -212,3 +212,13 @@ def test_the_wrapper_keeps_the_signature_and_the_source() -> None:
     assert list(inspect.signature(LF.linear).parameters) == ["input", "weight", "bias"]
     assert "def linear(" in inspect.getsource(LF.linear)
     assert [s[0] for s in tensor_slots(LF.linear)] == ["input", "weight", "bias"]
+
+
+def test_the_package_warns_through_warn_always() -> None:
+    """``warnings.warn(..., stacklevel=2)`` called directly would count the argument-check wrapper
+    as the caller; every warning of the package goes through ``warn_always.warn`` instead."""
+    from pathlib import Path
+    root = Path(lt.__file__).parent
+    direct = [str(p.relative_to(root)) for p in root.rglob("*.py")
+              if p.name != "warn_always.py" and "warnings.warn(" in p.read_text()]
+    assert direct == []

@@ -39,7 +39,7 @@ class _InstanceNorm(_NormBase):
                 raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
                                  f"({self.num_features}), but got: {input.size(feature_dim)}.")
             warn_always.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
-                          f"warning by not passing in num_features, which is not used because affine=False")
+                             f"warning by not passing in num_features, which is not used because affine=False")
         if input.dim() == self._no_batch_dim:
             return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
         return self._apply_instance_norm(input)

@@ -563,8 +563,8 @@ class Module:
                             f"dtype={dt}")
         if dt_given and dt.is_complex:
             warn_always.warn("Complex modules are a new feature under active development whose design may change, "
-                          "and some modules might not work as expected when using complex tensors as parameters "
-                          "or buffers.", stacklevel=2)
+                             "and some modules might not work as expected when using complex tensors as parameters "
+                             "or buffers.", stacklevel=2)
         dev_given = dev != probe.device or any(isinstance(a, (str, int, Tensor)) or type(a).__name__ == "device"
                                                for a in args) or kwargs.get("device") is not None
 
@@ -635,8 +635,8 @@ class Module:
         by prefix, so that ``load_state_dict`` can tell checkpoints of older layouts apart."""
         if args:
             warn_always.warn("Positional args are being deprecated, use kwargs instead. Refer to "
-                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict "
-                          "for details.", FutureWarning, stacklevel=2)
+                             "https://pytorch.org/docs/main/generated/torch.nn.Module.html#torch.nn.Module.state_dict "
+                             "for details.", FutureWarning, stacklevel=2)
             destination = args[0] if destination is None else destination
             prefix = args[1] if len(args) > 1 and prefix == "" else prefix
             keep_vars = args[2] if len(args) > 2 and keep_vars is False else keep_vars
@@ -889,7 +889,7 @@ class Module:
                 result = result if out is None else out
             except Exception as e:  # noqa: BLE001 - the forward error is the one to raise
                 warn_always.warn("module forward hook with ``always_call=True`` raised an exception that was "
-                              f"silenced as another error was raised in forward: {e}")
+                                 f"silenced as another error was raised in forward: {e}")
 
     def _call_with_hooks(self, args: tuple, kwargs: dict, called: Optional[set] = None) -> Any:
         """The hook protocol, in PyTorch's order: global hooks first, then the module's own."""
@@ -929,7 +929,7 @@ class Module:
         if bw_hook is not None:
             if not isinstance(output, (Tensor, tuple)):
                 warn_always.warn("For backward hooks to be called, module output should be a Tensor or a tuple of "
-                              f"Tensors but received {type(output)}")
+                                 f"Tensors but received {type(output)}")
             else:
                 output = bw_hook.setup_output_hook(output)
         if non_full_hooks:

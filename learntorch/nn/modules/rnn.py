@@ -233,8 +233,8 @@ class RNNBase(Module):
                              "element being zeroed")
         if dropout > 0 and num_layers == 1:
             warn_always.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
-                          f"expects num_layers greater than 1, but got dropout={dropout} and "
-                          f"num_layers={num_layers}", stacklevel=2)
+                             f"expects num_layers greater than 1, but got dropout={dropout} and "
+                             f"num_layers={num_layers}", stacklevel=2)
         if not isinstance(bias, bool):
             raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
         if not isinstance(batch_first, bool):

@@ -205,7 +205,7 @@ class TransformerEncoder(Module):
         why_not = _why_not_nested(encoder_layer)
         if enable_nested_tensor and why_not:
             warn_always.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
-                          stacklevel=2)
+                             stacklevel=2)
             self.use_nested_tensor = False
 
     def forward(self, src: Tensor, mask: Optional[Tensor] = None, src_key_padding_mask: Optional[Tensor] = None,

@@ -82,7 +82,7 @@ class Gather(Function):
         if ctx.unsqueezed_scalar:
             inputs = tuple(t.view(1) for t in inputs)
             warn_always.warn("Was asked to gather along dimension 0, but all input tensors were scalars; will "
-                          "instead unsqueeze and return a vector.", stacklevel=2)
+                             "instead unsqueeze and return a vector.", stacklevel=2)
         ctx.input_sizes = tuple(t.size(dim) for t in inputs)
         return comm.gather(inputs, dim, ctx.target_device)
 

@@ -79,7 +79,7 @@ def clip_grad_norm(parameters: Params, max_norm: float, norm_type: float = 2.0, 
                    foreach: object = None) -> Tensor:
     """The old name of :func:`clip_grad_norm_` (deprecated in PyTorch, which warns)."""
     warn_always.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
-                  FutureWarning, stacklevel=2)
+                     FutureWarning, stacklevel=2)
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 

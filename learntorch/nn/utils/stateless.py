@@ -143,7 +143,7 @@ def functional_call(module: "Module", parameters_and_buffers: dict[str, Tensor],
                     kwargs: Optional[dict] = None, *, tie_weights: bool = True, strict: bool = False) -> Any:
     """Deprecated since PyTorch 2.0 (warns as PyTorch does): use ``torch.func.functional_call``,
     which computes the same thing and also accepts a tuple of dicts."""
-    warn_always.warn("`torch.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0 and will be removed in "
-                  "a future version of PyTorch. Please use `torch.func.functional_call` instead which is a drop-in "
-                  "replacement.", FutureWarning, stacklevel=2)
+    warn_always.warn("`torch.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0 and will be "
+                     "removed in a future version of PyTorch. Please use `torch.func.functional_call` instead which "
+                     "is a drop-in replacement.", FutureWarning, stacklevel=2)
     return _functional_call(module, parameters_and_buffers, args, kwargs, tie_weights=tie_weights, strict=strict)

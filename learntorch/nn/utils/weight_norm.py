@@ -116,7 +116,7 @@ class WeightNorm:
     def apply(module: Module, name: str, dim: int) -> "WeightNorm":
         """Split ``module.<name>`` into ``<name>_g`` and ``<name>_v`` and register the hook."""
         warn_always.warn("`torch.nn.utils.weight_norm` is deprecated in favor of "
-                      "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=3)
+                         "`torch.nn.utils.parametrizations.weight_norm`.", FutureWarning, stacklevel=3)
         for hook in (module._forward_pre_hooks or {}).values():
             if isinstance(hook, WeightNorm) and hook.name == name:
                 raise RuntimeError(f"Cannot register two weight_norm hooks on the same parameter {name}")

@@ -238,7 +238,7 @@ class DataLoader:
         if self.pin_memory:
             if not cuda.is_available():
                 warn_always.warn("'pin_memory' argument is set as true but no accelerator is found, then device "
-                              "pinned memory won't be used.", stacklevel=2)
+                                 "pinned memory won't be used.", stacklevel=2)
         if self.num_workers > 0:  # worker processes: worker.py
             if not self.persistent_workers:
                 return MultiProcessIter(self)

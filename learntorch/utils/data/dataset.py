@@ -185,7 +185,7 @@ def random_split(dataset: Any, lengths: Sequence[int | float], generator: Any = 
         for i, length in enumerate(lengths):
             if length == 0:
                 warn_always.warn(f"Length of split at index {i} is 0. This might result in an empty dataset.",
-                              stacklevel=2)
+                                 stacklevel=2)
     if sum(lengths) != len(dataset):
         raise ValueError("Sum of input lengths does not equal the length of the input dataset!")
     indices = randperm(sum(lengths), generator=generator).tolist()
