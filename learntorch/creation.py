@@ -153,11 +153,11 @@ def tensor(data: Any, *, dtype: Any = None, device: DeviceLike = None, requires_
         warn_always.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
                          "or sourceTensor.detach().clone().requires_grad_(True), rather than "
                          "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
-        dt = dtypes.from_any(dtype) if dtype is not None else data.dtype
+        dt = dtypes.from_argument(dtype) if dtype is not None else data.dtype
         return _finish(np.array(to_numpy(data._data), dtype=dt._np), device or data.device, requires_grad)
     if isinstance(data, np.ndarray):
         _refuse_negative_strides(data)
-    dt = dtypes.from_any(dtype) if dtype is not None else _infer_dtype(data)
+    dt = dtypes.from_argument(dtype) if dtype is not None else _infer_dtype(data)
     np_dtype = dt._np  # (bfloat16 has none: its own TypeError, before the one below)
     values = _to_host(data)
     try:
@@ -200,7 +200,7 @@ def as_tensor(data: Any, dtype: Any = None, device: DeviceLike = None) -> Tensor
     """Like ``tensor`` but shares memory with a NumPy array or tensor when it can."""
     if isinstance(data, Tensor):
         return data.to(device=device or data.device, dtype=dtype or data.dtype)
-    if isinstance(data, np.ndarray) and (dtype is None or dtypes.from_any(dtype)._np == data.dtype) \
+    if isinstance(data, np.ndarray) and (dtype is None or dtypes.from_argument(dtype)._np == data.dtype) \
             and as_device(device).type == "cpu":
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
@@ -220,7 +220,7 @@ def asarray(obj: Any, *, dtype: Any = None, device: DeviceLike = None, copy: Opt
                              "of False. Pass requires_grad=False explicitly to get the old behavior and silence "
                              "this warning.", UserWarning, stacklevel=2)
         requires_grad = None
-    want_dtype = dtypes.from_any(dtype) if dtype is not None else None
+    want_dtype = dtypes.from_argument(dtype) if dtype is not None else None
     want_device = as_device(device) if device is not None else None
     if isinstance(obj, Tensor):
         dt, dev = want_dtype or obj.dtype, want_device or obj.device
@@ -264,7 +264,7 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
 
 def _filled(size: tuple, value: Any, dtype: Any, device: DeviceLike, requires_grad: bool,
             default: Optional[dtypes.dtype] = None, name: str = "zeros") -> Tensor:
-    dt = dtypes.from_any(dtype) if dtype is not None else (default or dtypes.get_default_dtype())
+    dt = dtypes.from_argument(dtype) if dtype is not None else (default or dtypes.get_default_dtype())
     dev = as_device(device)
     be = for_device(dev)
     shape = _size(size, name)
@@ -410,7 +410,7 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     if dtype is None:
         dt = dtypes.get_default_dtype() if any(isinstance(v, (float, np.floating)) for v in values) else dtypes.int64
     else:
-        dt = dtypes.from_any(dtype)
+        dt = dtypes.from_argument(dtype)
     n = math.ceil((end - start) / step)
     host = (start + np.arange(n, dtype=np.float64) * step).astype(dt._np) if dt.is_floating_point \
         else np.arange(start, end, step, dtype=dt._np)
@@ -437,7 +437,7 @@ def range_(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,
         raise RuntimeError("step must be nonzero")
     if (end - start) * step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
+    dt = dtypes.from_argument(dtype) if dtype is not None else dtypes.get_default_dtype()
     n = math.floor((end - start) / step) + 1  # end itself is included when a step lands on it
     host = (start + np.arange(n, dtype=np.float64) * step).astype(dt._np)
     return _finish(host, device, requires_grad)
@@ -452,7 +452,7 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     start, end = (v.item() if isinstance(v, Tensor) else v for v in (start, end))
-    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
+    dt = dtypes.from_argument(dtype) if dtype is not None else dtypes.get_default_dtype()
     if dt is dtypes.bool:
         raise NotImplementedError("\"linspace_cpu\" not implemented for 'Bool'")
     return _finish(_linspace_points(start, end, int(steps), dt._np), device, requires_grad)
@@ -535,7 +535,7 @@ def eye(n: int, m: Optional[int] = None, *, dtype: Any = None, device: DeviceLik
         requires_grad: bool = False) -> Tensor:
     if n < 0 or (m is not None and m < 0):
         raise RuntimeError(f"{'n' if n < 0 else 'm'} must be greater or equal to 0, got {n if n < 0 else m}")
-    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
+    dt = dtypes.from_argument(dtype) if dtype is not None else dtypes.get_default_dtype()
     return _finish(np.eye(n, m, dtype=dt._np), device, requires_grad)
 
 
@@ -545,7 +545,7 @@ def _generator(generator: Any) -> Any:
 
 
 def _float_dtype(dtype: Any, kernel: str = "normal_kernel_cpu") -> dtypes.dtype:
-    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
+    dt = dtypes.from_argument(dtype) if dtype is not None else dtypes.get_default_dtype()
     if not dt.is_floating_point:
         names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{names.get(dt.name, dt.name)}'")
@@ -576,14 +576,14 @@ def randint(low: int, high: Any = None, size: Any = None, *, generator: Any = No
     if isinstance(size, (int, np.integer)) and not isinstance(size, bool):  # randint(0, 10): no size
         where = " (position 2)" if only_bounds_given else ""
         raise TypeError(f"randint(): argument 'size'{where} must be tuple of ints, not int")
-    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.int64
+    dt = dtypes.from_argument(dtype) if dtype is not None else dtypes.int64
     return _finish(_generator(generator).random_integers(low, high, _size((tuple(size),), "randint"), dt._np), device,
                    requires_grad)
 
 
 def randperm(n: int, *, generator: Any = None, dtype: Any = None, device: DeviceLike = None,
              requires_grad: bool = False) -> Tensor:
-    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.int64
+    dt = dtypes.from_argument(dtype) if dtype is not None else dtypes.int64
     return _finish(_generator(generator).randperm(n, dt._np), device, requires_grad)
 
 
@@ -619,7 +619,7 @@ def randint_like(input: Tensor, low: Any = None, high: Any = None, *, dtype: Any
         low, high = 0, low
     elif low is None:
         low = 0
-    dt = dtypes.from_any(dtype) if dtype is not None else input.dtype
+    dt = dtypes.from_argument(dtype) if dtype is not None else input.dtype
     # ``empty_like(input).random_(low, high)``: input's dense strides kept, the numbers in memory order
     out = empty_like(input, dtype=dt, device=device if device is not None else input.device, layout=layout,
                      memory_format=memory_format)
@@ -690,7 +690,7 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
              device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     """``base ** linspace(start, end, steps)``: points evenly spaced on a log scale."""
     exps = linspace(start, end, steps, dtype=dtypes.float64)
-    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
+    dt = dtypes.from_argument(dtype) if dtype is not None else dtypes.get_default_dtype()
     host = np.power(float(base), exps.numpy()).astype(dt._np)
     return _finish(host, device, requires_grad)
 
@@ -745,7 +745,7 @@ def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = No
         raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides "
                            f"({len(stride)})")
     _check_layout(layout, "empty_strided")
-    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
+    dt = dtypes.from_argument(dtype) if dtype is not None else dtypes.get_default_dtype()
     dev = as_device(device)
     if dev.type != "cpu":  # the device's arrays are made by its library, in its own layout
         return empty(size, dtype=dt, device=dev, requires_grad=requires_grad)
@@ -764,7 +764,7 @@ def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0, req
     except TypeError:
         raise ValueError("object does not implement Python buffer protocol.") from None
     length = raw.nbytes
-    dt = dtypes.from_any(dtype)
+    dt = dtypes.from_argument(dtype)
     itemsize = dt.itemsize
     if length == 0 and count in (0, -1):
         raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")

@@ -101,6 +101,18 @@ def from_numpy_dtype(np_dtype: Any) -> dtype:
             "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.") from None
 
 
+def from_argument(obj: Any) -> dtype:
+    """A ``dtype=`` argument of a PyTorch function: a dtype, or the Python type ``float``, ``int`` or
+    ``bool``, as PyTorch takes.  A string (``"float32"``) or a NumPy type is PyTorch's TypeError:
+    accepting it here would let a program work in the course that fails in PyTorch."""
+    if isinstance(obj, dtype):
+        return obj
+    if obj is builtins.float or obj is builtins.int or obj is builtins.bool:
+        return from_any(obj)
+    raise TypeError(f"argument 'dtype' must be torch.dtype, not {type(obj).__module__.replace('builtins', '')}"
+                    f"{'.' if type(obj).__module__ != 'builtins' else ''}{type(obj).__name__}")
+
+
 def from_any(obj: Any) -> dtype:
     """Accept a learntorch dtype, a NumPy dtype or a Python type (``float`` → default)."""
     if isinstance(obj, dtype):

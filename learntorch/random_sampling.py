@@ -138,7 +138,7 @@ def normal(mean: Any, std: Any = 1.0, size: Optional[Sequence[int]] = None, *, g
                             " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
                             " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
                             "Tensor out = None, torch.dtype dtype = None, ...)")
-        dt = dtypes.from_any(dtype) if dtype is not None else (out.dtype if out is not None
+        dt = dtypes.from_argument(dtype) if dtype is not None else (out.dtype if out is not None
                                                                else dtypes.get_default_dtype())
         if not dt.is_floating_point:
             raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_kernel_name(dt)}'")

@@ -717,7 +717,7 @@ class Tensor:
             return _to_legacy_type_name(self, dtype)
         if isinstance(dtype, type) and isinstance(getattr(dtype, "_dtype", None), dtypes.dtype):
             return self.to(dtype._dtype)  # a legacy class: x.type(torch.IntTensor) (legacy.py)
-        return self.to(dtypes.from_any(dtype))
+        return self.to(dtypes.from_argument(dtype))
 
     def float(self) -> "Tensor":
         return self.to(dtypes.float32)
@@ -882,7 +882,7 @@ def _parse_to(t: Tensor, args: tuple, kwargs: dict) -> tuple[device, dtypes.dtyp
     if "device" in kwargs and kwargs["device"] is not None:
         dev = as_device(kwargs.pop("device"))
     if "dtype" in kwargs and kwargs["dtype"] is not None:
-        dt = dtypes.from_any(kwargs.pop("dtype"))
+        dt = dtypes.from_argument(kwargs.pop("dtype"))
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments - got unexpected "
                         f"{', '.join(kwargs)}")

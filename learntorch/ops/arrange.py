@@ -799,7 +799,7 @@ def block_diag(*tensors: Tensor) -> Tensor:
 
 def _triangle_indices(row: int, col: int, offset: int, lower: bool, dtype: Any, device: Any) -> Tensor:
     rows, cols = np.nonzero(np.tri(row, col, offset, dtype=bool) if lower else ~np.tri(row, col, offset - 1, dtype=bool))
-    dt = dtypes.int64 if dtype is None else dtypes.from_any(dtype)
+    dt = dtypes.int64 if dtype is None else dtypes.from_argument(dtype)
     out = Tensor._make(np.stack([rows, cols]).reshape(2, -1).astype(dt._np), CPU)
     return out if device is None else out.to(device)
 

@@ -63,7 +63,7 @@ def _expand_back(grad: Tensor, shape: tuple, axes: Optional[tuple], keepdim: boo
 
 def _sum_dtype(x: Tensor, dtype: Any) -> dtypes.dtype:
     if dtype is not None:
-        return dtypes.from_any(dtype)
+        return dtypes.from_argument(dtype)
     return x._dtype if x._dtype.is_floating_point else dtypes.int64  # ints and bools sum to int64
 
 
@@ -95,7 +95,7 @@ class Mean(Function):
 
     @staticmethod
     def forward(ctx, x: Tensor, dim: Dim = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
-        dt = dtypes.from_any(dtype) if dtype is not None else x._dtype
+        dt = dtypes.from_argument(dtype) if dtype is not None else x._dtype
         if not dt.is_floating_point:
             kind = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
                     "bool": "Bool"}[dt.name]

@@ -48,7 +48,7 @@ def _window(name: str, window_length: int, periodic: bool, dtype: Any, device: A
             layout: Any, compute: Callable[[np.ndarray, int], np.ndarray]) -> Tensor:
     """The checks, the edge lengths and the periodic trim shared by all windows; ``compute(n, N)``
     gets ``arange(N)`` in the window's NumPy dtype and the (possibly extended) length N ≥ 2."""
-    dt = dtypes.from_any(dtype) if dtype is not None else dtypes.get_default_dtype()
+    dt = dtypes.from_argument(dtype) if dtype is not None else dtypes.get_default_dtype()
     _check(name, window_length, dt)
     npdt = np.dtype(np.float32) if dt.name == "bfloat16" else dt._np  # (bfloat16: float32, rounded at the end)
     if window_length == 0:

@@ -131,7 +131,15 @@ torch.tensor([1, "a"])
 torch.tensor([[1.0], "a"])
 torch.full((2,), "a")
 torch.full((2,), None)
-torch.full((2,), [1.0])""".splitlines()
+torch.full((2,), [1.0])
+torch.zeros(2, dtype="float32")
+torch.arange(3, dtype="int64")
+torch.tensor([1, 2], dtype="float64")
+x.sum(dtype="float64")
+x.to(dtype="float32")
+torch.nn.Linear(2, 2, dtype="float64")
+torch.zeros(2, dtype=float)
+x.to(dtype=int)""".splitlines()
 
 
 def _raised(lib, functional, expr: str) -> str:
