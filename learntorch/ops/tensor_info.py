@@ -111,26 +111,19 @@ def _no(self: Tensor) -> bool:
 # the same answers as functions (``torch.conj(x)``, ``torch.real(x)`` …): for a real tensor,
 # the tensor itself, or "no"; ``imag`` is PyTorch's error.  The argument is checked first:
 # these would otherwise hand a list back as it came.
-def _itself_as_function(name: str) -> Any:
-    def function(input: Tensor) -> Tensor:
+def _as_function(name: str, method: Any) -> Any:
+    """``torch.<name>(input)``: the method's answer, once ``input`` is known to be a tensor."""
+    def function(input: Tensor) -> Any:
         require_tensor(name, "input", input)
-        return input
+        return method(input)
     function.__name__ = function.__qualname__ = name
-    function.__doc__ = f"``torch.{name}``: a real tensor is its own (the same object, as in PyTorch)."
+    function.__doc__ = method.__doc__
     return function
 
 
-def _no_as_function(name: str) -> Any:
-    def function(input: Tensor) -> bool:
-        require_tensor(name, "input", input)
-        return False
-    function.__name__ = function.__qualname__ = name
-    return function
-
-
-conj, resolve_conj, resolve_neg, real = (_itself_as_function(n) for n in ("conj", "resolve_conj", "resolve_neg",
-                                                                           "real"))
-is_conj, is_neg = _no_as_function("is_conj"), _no_as_function("is_neg")
+conj, resolve_conj, resolve_neg, real = (_as_function(n, _itself) for n in ("conj", "resolve_conj", "resolve_neg",
+                                                                             "real"))
+is_conj, is_neg = _as_function("is_conj", _no), _as_function("is_neg", _no)
 imag = _imag
 
 
