@@ -9,8 +9,8 @@ test) catches.
 
 Checking every argument up front would cost every call, and most calls are right.  So the
 check runs only *after* a call has failed: :func:`tensor_checked` wraps a function in a
-``try``, which costs nothing until something is raised (Python 3.11's exceptions are free
-on the way through).  When the call raises, the arguments are looked at: one that the
+``try``, which costs nothing until something is raised (Python 3.11's "zero-cost"
+exceptions: entering a ``try`` block runs no instruction).  When the call raises, the arguments are looked at: one that the
 function's signature declares a ``Tensor`` (or ``Optional[Tensor]``, or ``Sequence[Tensor]``)
 but that is not one becomes PyTorch's ``TypeError``; otherwise the original error goes on
 unchanged.  A function annotates ``Any`` where PyTorch also takes a number (``add``'s
@@ -124,7 +124,7 @@ def require_tensor(name: str, argument: str, value: Any, position: int = 1) -> N
 
 def check_namespace(namespace: dict, module: str, names: list[str], attribute_errors: str = "") -> None:
     """Wrap the plain functions ``names`` of a public namespace (``torch``, ``nn.functional``)
-    with :func:`tensor_checked`; aliases (``torch.concat`` for ``torch.cat``) share one wrapper.
+    with :func:`tensor_checked`; two names of one function object share one wrapper.
 
     ``attribute_errors`` names the functions that PyTorch writes in Python and that ask their
     argument for an attribute first (``F.mse_loss`` calls ``target.size()``): given a list,
