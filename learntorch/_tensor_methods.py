@@ -32,7 +32,7 @@ from .ops import index_reduce, python_map, strided, view_scatter
 from .ops.common import binary_operands, new_result
 from .cuda import cupy_or_none
 from .ops.inplace import inplace
-from .tensor_arguments import tensor_checked
+from .tensor_arguments import require_tensor, tensor_checked
 from .tensor import (Tensor, _count_device_memory, check_memory_format, contiguous_format, format_strides,
                      laid_out, preserve_format)
 
@@ -375,7 +375,8 @@ def _allclose(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
 
 def _isclose(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> Tensor:
-    if isinstance(other, Tensor) and other._dtype is not self._dtype:  # PyTorch compares like with like
+    require_tensor("isclose", "other", other, 2)  # (a number is PyTorch's TypeError here)
+    if other._dtype is not self._dtype:  # PyTorch compares like with like
         raise RuntimeError(f"{dtypes.SCALAR_NAMES[self._dtype.name]} did not match "
                            f"{dtypes.SCALAR_NAMES[other._dtype.name]}")
     xp = self._backend.xp

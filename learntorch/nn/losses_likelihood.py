@@ -17,6 +17,7 @@ from ..ops import pointwise
 from ..ops.ctc import CtcLoss
 from ..autograd import grad_mode
 from ..tensor import Tensor
+from ..tensor_arguments import require_tensor
 from ._reduction import _get_reduction, _reduce
 
 __all__ = ["poisson_nll_loss", "gaussian_nll_loss", "ctc_loss"]
@@ -36,6 +37,8 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
         return float32_precision(poisson_nll_loss, input, target, log_input, full, size_average, eps, reduce,
                                  reduction)
+    require_tensor("poisson_nll_loss", "input", input)  # (``target * input`` would take numbers)
+    require_tensor("poisson_nll_loss", "target", target, 2)
     if size_average is not None or reduce is not None:
         reduction = _get_reduction(reduction, size_average, reduce)
     if reduction not in ("none", "mean", "sum"):

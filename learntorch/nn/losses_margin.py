@@ -31,6 +31,7 @@ from ..autograd.function import Function
 from ..ops import pointwise
 from ..ops.activations import logsigmoid
 from ..tensor import Tensor
+from ..tensor_arguments import require_tensor
 from ._reduction import _get_reduction, _reduce, _scale_grad
 from .distances import pairwise_distance
 
@@ -173,6 +174,8 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Optional[bool]
     """Two-class logistic loss ``log(1 + exp(-target·input))`` for targets ±1."""
     if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
         return float32_precision(soft_margin_loss, input, target, size_average, reduce, reduction)
+    require_tensor("soft_margin_loss", "input", input)  # (the kernel would take a number)
+    require_tensor("soft_margin_loss", "target", target, 2)
     if target.requires_grad and grad_mode.is_grad_enabled():  # (PyTorch's kernel has no target gradient)
         raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument "
                            "'target'. This input cannot have requires_grad True.")

@@ -17,6 +17,7 @@ from .. import autocast_state, dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..tensor import Tensor
+from ..tensor_arguments import require_tensor
 from .autocast import float32_precision, lower_precision
 from .common import binary_operands, check_same_device, infer_size, new_result, sum_to
 from .reduction import VectorNorm
@@ -496,6 +497,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
 
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """``‖input - other‖_p`` over all elements (after broadcasting)."""
+    require_tensor("dist", "input", input)
+    require_tensor("dist", "other", other, 2)  # (``input - other`` would take a number)
     return _Dist.apply(input - other, float(p), None, False)
 
 

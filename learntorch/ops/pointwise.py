@@ -20,6 +20,7 @@ from ..autograd.function import Function
 from ..device import device
 from ..arrays import for_device, transfer
 from ..tensor import Tensor, _parse_to
+from ..tensor_arguments import require_tensor
 from .common import binary_operands, infer_size, new_result, number_operand, sum_to
 
 __all__ = ["add", "sub", "rsub", "mul", "div", "rdiv", "neg", "pow", "rpow", "exp", "log", "sqrt", "abs",
@@ -428,10 +429,12 @@ def square(input: Tensor) -> Tensor:
 
 
 def maximum(input: Tensor, other: Tensor) -> Tensor:
+    require_tensor("maximum", "other", other, 2)  # (a number is PyTorch's TypeError: clamp_min takes one)
     return Maximum.apply(input, other)
 
 
 def minimum(input: Tensor, other: Tensor) -> Tensor:
+    require_tensor("minimum", "other", other, 2)  # (clamp_max takes a number)
     return Minimum.apply(input, other)
 
 

@@ -139,7 +139,14 @@ x.sum(dtype="float64")
 x.to(dtype="float32")
 torch.nn.Linear(2, 2, dtype="float64")
 torch.zeros(2, dtype=float)
-x.to(dtype=int)""".splitlines()
+x.to(dtype=int)
+torch.maximum(x, 2.0)
+x.minimum(2.0)
+torch.isclose(x, 1.0)
+torch.allclose(x, 1.0)
+torch.dist(x, 1.0)
+F.soft_margin_loss(2.0, x)
+F.poisson_nll_loss(x, 2.0)""".splitlines()
 
 
 def _raised(lib, functional, expr: str) -> str:
