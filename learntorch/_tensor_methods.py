@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Union
 
 import numpy as np
 
@@ -122,8 +122,11 @@ def _fill_(self: Tensor, value: Any, _node: Any = pointwise.Fill) -> Tensor:
     return self
 
 
-def _copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
-    """Copy ``src``'s values (broadcast, cast, moved) into this tensor's memory."""
+def _copy_(self: Tensor, src: Union[Tensor, float], non_blocking: bool = False) -> Tensor:
+    """Copy ``src``'s values (broadcast, cast, moved) into this tensor's memory.  A Python number
+    is taken as a 0-dim tensor (``x.copy_(2.5)`` fills ``x``, as in PyTorch)."""
+    if isinstance(src, (bool, int, float)):
+        src = creation.tensor(src, device=self._device)
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
     return inplace(self, pointwise.CopyFrom.apply, src)

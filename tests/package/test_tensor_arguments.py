@@ -146,7 +146,9 @@ torch.isclose(x, 1.0)
 torch.allclose(x, 1.0)
 torch.dist(x, 1.0)
 F.soft_margin_loss(2.0, x)
-F.poisson_nll_loss(x, 2.0)""".splitlines()
+F.poisson_nll_loss(x, 2.0)
+x.copy_(2.0)
+torch.ones(2, requires_grad=True).copy_(2.0)""".splitlines()
 
 
 def _raised(lib, functional, expr: str) -> str:
