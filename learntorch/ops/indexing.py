@@ -101,6 +101,9 @@ def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
             out.append(k)
         elif hasattr(k, "__index__"):
             out.append(k.__index__())
+        elif isinstance(k, (str, bytes)):  # PyTorch reads it as a sequence of indices, and refuses its type
+            raise TypeError(f"new(): invalid data type '{type(k).__name__}' (a string is not an index: use an "
+                            "int, a slice, None, ..., or a tensor or list of indices)")
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
                              "are valid indices (got " + type(k).__name__ + ")")

@@ -148,7 +148,10 @@ torch.dist(x, 1.0)
 F.soft_margin_loss(2.0, x)
 F.poisson_nll_loss(x, 2.0)
 x.copy_(2.0)
-torch.ones(2, requires_grad=True).copy_(2.0)""".splitlines()
+torch.ones(2, requires_grad=True).copy_(2.0)
+x["a"]
+x[None, "a"]
+x[1.5]""".splitlines()
 
 
 def _raised(lib, functional, expr: str) -> str:
