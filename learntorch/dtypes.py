@@ -109,8 +109,9 @@ def from_argument(obj: Any) -> dtype:
         return obj
     if obj is builtins.float or obj is builtins.int or obj is builtins.bool:
         return from_any(obj)
-    raise TypeError(f"argument 'dtype' must be torch.dtype, not {type(obj).__module__.replace('builtins', '')}"
-                    f"{'.' if type(obj).__module__ != 'builtins' else ''}{type(obj).__name__}")
+    kind = type(obj)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    raise TypeError(f"argument 'dtype' must be torch.dtype, not {name}")
 
 
 def from_any(obj: Any) -> dtype:

@@ -8,7 +8,6 @@ allowed; allowing TF32 reads back as "high"), and that change no number.
 """
 from __future__ import annotations
 
-
 from . import warn_always
 
 __all__ = ["set_float32_matmul_precision", "get_float32_matmul_precision", "CudaMatmul"]

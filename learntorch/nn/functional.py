@@ -749,7 +749,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, siz
     if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
         return float32_precision(nll_loss, input, target, weight, size_average, ignore_index, reduce, reduction)
     reduction = _get_reduction(reduction, size_average, reduce)
-    check_same_device(input, target) if weight is None else check_same_device(input, target, weight)
+    check_same_device(input, target, *(() if weight is None else (weight,)))
     # (the checks read the arrays' shapes: every classifier's step comes through here)
     shape, t_shape = input._data.shape, target._data.shape
     ndim, t_ndim = len(shape), len(t_shape)
