@@ -287,9 +287,11 @@ for _name in _OUT_NAMES:
     globals()[_name] = _with_out(globals()[_name], _name)
 del _name
 
-# PyTorch's TypeError for a non-tensor where a tensor is needed (``torch.exp([1.0])``), on every
-# function of this namespace; a function that is not the one pickle would find is renamed so it is.
+# PyTorch's TypeError for a non-tensor where a tensor is needed (``torch.exp([1.0])``), or a float
+# where an int is (``torch.softmax(x, 1.0)``), on every function of this namespace; a function that
+# is not the one pickle would find is renamed so it is.
 from .tensor_arguments import check_namespace as _check_namespace  # noqa: E402
 
 _check_namespace(globals(), __name__, [_n for _n in list(globals()) if not _n.startswith("_")],
-                 attribute_errors="norm split stft tensordot unravel_index")  # (PyTorch's own Python)
+                 attribute_errors="norm split stft tensordot unravel_index",  # (PyTorch's own Python)
+                 checked_first="eye linspace logspace tril_indices triu_indices")  # (they would truncate a float)

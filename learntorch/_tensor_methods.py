@@ -384,6 +384,8 @@ def _isclose(self: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
                            f"{dtypes.SCALAR_NAMES[other._dtype.name]}")
     xp = self._backend.xp
     a, b, _ = binary_operands(self, other)
+    if self._dtype is dtypes.bool:  # two bools are close when equal (NumPy cannot subtract bools)
+        return new_result(a == b, self)
     close = xp.abs(a - b) <= atol + rtol * xp.abs(b)
     close = close | (a == b)
     if equal_nan:

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Optional, Sequence
+import operator
+from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
@@ -25,6 +26,8 @@ from .device import CPU, DeviceLike, as_device
 from .tensor import (Tensor, check_memory_format, contiguous_format, laid_out, layout as _layout_type,
                      preserve_format, strided)
 
+Number = Union[int, float, bool]  # PyTorch's "Number" (Scalar); a one-element tensor is taken too
+
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
            "empty_like", "full_like", "arange", "linspace", "eye", "rand", "randn", "randint", "randperm",
            "rand_like", "randn_like", "randint_like", "scalar_tensor", "bernoulli", "multinomial", "logspace"]
@@ -34,14 +37,15 @@ def _size(size: tuple, name: str = "zeros") -> tuple:
     """``zeros(2, 3)``, ``zeros((2, 3))`` and ``zeros([2, 3])`` are the same.  ``name`` is the
     factory named in PyTorch's messages for a size that is not one (``ones(2.5)``, ``zeros(2, 2.5)``,
     ``zeros(-1)``)."""
-    if len(size) == 1 and not isinstance(size[0], (tuple, list, int, np.integer, Tensor)):
+    if len(size) == 1 and (not isinstance(size[0], (tuple, list, int, np.integer, Tensor))
+                           or (isinstance(size[0], Tensor) and size[0].numel() != 1)):
         raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size[0]).__name__}")
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     for pos, s in enumerate(size, 1):
-        if isinstance(s, Tensor):
-            s = int(s)
+        if isinstance(s, Tensor) and s.numel() == 1 and not s.is_floating_point():
+            s = operator.index(s)  # (a one-element integer tensor is an int to PyTorch)
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
             raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {pos} with error "
                             f"\"type must be tuple of ints,but got {type(s).__name__}\"")
@@ -394,8 +398,8 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Devi
                  memory_format=memory_format, layout=layout, name="full_like")
 
 
-def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: DeviceLike = None,
-           requires_grad: bool = False) -> Tensor:
+def arange(start: Number, end: Optional[Number] = None, step: Number = 1, *, dtype: Any = None,
+           device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     """``start, start+step, …`` up to but excluding ``end``; int64 unless a bound or step is a float."""
     if end is None:
         start, end = 0, start
@@ -422,8 +426,8 @@ def _number(v: Any) -> str:
     return str(v) if not isinstance(v, float) or not v.is_integer() else str(int(v))
 
 
-def range_(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None, device: DeviceLike = None,
-           requires_grad: bool = False) -> Tensor:
+def range_(start: Number = 0, end: Optional[Number] = None, step: Number = 1, *, dtype: Any = None,
+           device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
     """``torch.range`` (deprecated in PyTorch, which warns): like ``arange`` but *including*
     ``end``, and of the default float dtype unless ``dtype`` is given.  (Named ``range_`` here
     so that this module keeps Python's ``range``; exported as ``torch.range``.)"""

@@ -148,7 +148,7 @@ def set_default_dtype(d: dtype) -> None:
     _default_float = d
 
 
-def promote_types(a: dtype, b: dtype) -> dtype:
+def promote_types(type1: dtype, type2: dtype) -> dtype:
     """PyTorch's ``promote_types``: the smallest dtype both values fit in.
 
     Across categories the higher category wins (int with float → that float),
@@ -156,6 +156,7 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     16-bit floats (float16, bfloat16) meet in float32; among ints NumPy's answer
     is PyTorch's.
     """
+    a, b = type1, type2
     if a is b:
         return a
     if a.category != b.category:

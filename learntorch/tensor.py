@@ -383,7 +383,9 @@ class Tensor:
 
     def stride(self, dim: Optional[int] = None) -> Any:
         strides = tuple(s // self._dtype.itemsize for s in getattr(self._data, "strides", ()))
-        if not strides and self.ndim:  # the strict stand-in has no strides: report contiguous ones
+        if self.ndim and not any(strides) and (not strides or self._data.size == 0):
+            # the strict stand-in has no strides, and NumPy gives a new empty array strides of 0:
+            # report contiguous ones, as PyTorch does (``torch.zeros(0, 3).stride()`` is (3, 1))
             strides = _contiguous_strides(self.shape)
         return strides if dim is None else strides[_wrap_dim(dim, self.ndim)]
 

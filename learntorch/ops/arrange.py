@@ -31,7 +31,7 @@ from ..device import CPU
 from ..tensor import Tensor, _wrap_dim
 from ..tensor_arguments import require_tensor
 from .autocast import float32_precision
-from .common import infer_size, new_result, numpy_aliases
+from .common import infer_size, new_result, numpy_aliases, wrap_dim
 from .formula import differentiable_backward
 from .shape import cat, movedim, stack
 from .indexing import index_select
@@ -284,7 +284,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Optional[Tensor] = N
 _MESHGRID_WARNED = []  # PyTorch asks for ``indexing=`` once per process
 
 
-def meshgrid(*tensors: Any, indexing: Optional[str] = None) -> tuple:
+def meshgrid(*tensors: Tensor, indexing: Optional[str] = None) -> tuple:
     """Coordinate grids from 1-D tensors (``indexing='xy'`` swaps the first two, as NumPy).
     Without ``indexing`` it is ``'ij'``, with PyTorch's warning that it will become required."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
@@ -325,7 +325,8 @@ class Cumprod(Function):
 
     @staticmethod
     def forward(ctx, x: Tensor, dim: int = 0) -> Tensor:
-        out = new_result(np.cumprod(x._data, axis=dim), x)
+        # (a 0-d tensor is its own running product: NumPy would make it a vector of one)
+        out = new_result(np.cumprod(x._data, axis=dim) if x.ndim else x._data.copy(), x)
         ctx.dim = dim
         ctx.save_for_backward(x, out)
         return out
@@ -333,6 +334,8 @@ class Cumprod(Function):
     @staticmethod
     def backward(ctx, grad: Tensor) -> Tensor:
         x, y = ctx.saved_tensors
+        if not x.ndim:  # y = x: the gradient passes as it is
+            return grad
         return _cumprod_backward(grad, x, y, ctx.dim)
 
 
@@ -408,7 +411,7 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
         input = input.to(dtype)
     elif not input.dtype.is_floating_point:
         input = input.long()
-    return Cumprod.apply(input, dim=_wrap_dim(dim, input.dim()))
+    return Cumprod.apply(input, dim=wrap_dim(dim, input.dim()))
 
 
 # ---------------------------------------------------------------------------- einsum

@@ -137,7 +137,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     return _to_device(counts, input)
 
 
-def histogram(input: Tensor, bins: Union[int, Tensor], *, range: Optional[Sequence[float]] = None,  # noqa: A002
+def histogram(input: Tensor, bins: Union[int, Tensor] = 100, *, range: Optional[Sequence[float]] = None,  # noqa: A002
               weight: Optional[Tensor] = None, density: bool = False) -> Any:
     """``(hist, bin_edges)``: ``bins`` equal bins over ``range`` (the data's range by default),
     or the bins between the given increasing ``bin_edges``; ``weight`` weighs each value and

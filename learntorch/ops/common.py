@@ -13,7 +13,8 @@ from ..arrays import transfer
 from ..device import CPU
 from ..tensor import Tensor, _wrap_dim
 
-__all__ = ["infer_size", "binary_operands", "check_same_device", "wrap_dims", "sum_to", "as_index_tensor", "new_result"]
+__all__ = ["infer_size", "binary_operands", "check_same_device", "wrap_dims", "wrap_dim", "sum_to", "as_index_tensor",
+           "new_result"]
 
 Number = Union[int, float, bool]
 
@@ -168,19 +169,40 @@ def row_major(xp: Any, data: Any) -> Any:
 
 
 def wrap_dims(dim: Union[int, Sequence[int], None], ndim: int) -> Optional[tuple[int, ...]]:
-    """Normalise ``dim`` (int, tuple, or None for all) to sorted non-negative axes."""
+    """Normalise ``dim`` (int, tuple, or None for all) to sorted non-negative axes.
+
+    A 0-d tensor accepts ``dim`` 0 and -1, as in PyTorch (``loss.sum(0)`` is ``loss``), and
+    has no axis to reduce: its axes are ``()``, which NumPy reads as "reduce nothing"."""
     if dim is None:
         return None
-    if isinstance(dim, (int, np.integer)):  # (np.int64 from NumPy code is an int to PyTorch)
-        return (_wrap_dim(int(dim), ndim),)
-    if not isinstance(dim, (tuple, list)) or not all(isinstance(d, (int, np.integer)) for d in dim):
-        raise TypeError(f"dim must be an int or a tuple of ints, not {type(dim).__name__}"
-                        + (f" holding {', '.join(sorted({type(d).__name__ for d in dim}))}"
-                           if isinstance(dim, (tuple, list)) else ""))
-    axes = tuple(_wrap_dim(int(d), ndim) for d in dim)
-    if len(set(axes)) != len(axes):
-        raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
-    return tuple(sorted(axes))
+    if isinstance(dim, (int, np.integer, Tensor)):  # (np.int64 from NumPy code is an int to PyTorch)
+        axes = (wrap_dim(dim, ndim),)
+    else:
+        if not isinstance(dim, (tuple, list)) or not all(_is_int(d) for d in dim):
+            raise TypeError(f"dim must be an int or a tuple of ints, not {type(dim).__name__}"
+                            + (f" holding {', '.join(sorted({type(d).__name__ for d in dim}))}"
+                               if isinstance(dim, (tuple, list)) else ""))
+        axes = tuple(wrap_dim(d, ndim) for d in dim)
+        if len(set(axes)) != len(axes):
+            raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
+    return tuple(sorted(axes)) if ndim else ()
+
+
+def wrap_dim(dim: Any, ndim: int) -> int:
+    """One ``dim`` as a non-negative axis, with PyTorch's errors: an int (a NumPy integer, or an
+    integer tensor of one element, as PyTorch takes), in range.  For a 0-d tensor, 0 and -1 are
+    both 0: the axis of its one element once it is seen as a vector of one."""
+    if not _is_int(dim):
+        raise TypeError(f"dim must be an int, not {type(dim).__name__}")
+    return _wrap_dim(dim.__index__(), ndim) % max(ndim, 1)
+
+
+def _is_int(value: Any) -> bool:
+    """An int to PyTorch's argument parser: not a bool, not a float, not a tensor of floats or of
+    more than one element."""
+    if isinstance(value, Tensor):
+        return not value._dtype.is_floating_point and value._dtype is not dtypes.bool and value.numel() == 1
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
 def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:

@@ -662,6 +662,11 @@ def _broadcast(a: Sequence[int], b: Sequence[int]) -> list:
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """Indices of the non-zero elements: an (n, ndim) int64 tensor, or one tensor per dim."""
     xp = input._backend.xp
+    if not input.ndim:  # a 0-d tensor: one row of no coordinates if it is non-zero, none if not
+        found = int(bool(input._data))
+        if as_tuple:  # (PyTorch answers as for a vector of one)
+            return (new_result(xp.zeros((found,), dtype=xp.int64), input),)
+        return new_result(xp.zeros((found, 0), dtype=xp.int64), input)
     idx = xp.nonzero(input._data)
     cols = [new_result(xp.astype(i, xp.int64), input) for i in idx]
     if as_tuple:

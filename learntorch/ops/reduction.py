@@ -20,7 +20,7 @@ from ..autograd import grad_mode
 from ..autograd.function import Function, FunctionCtx
 from ..tensor import Tensor
 from .autocast import float32_precision
-from .common import new_result, numpy_aliases, return_type, wrap_dims
+from .common import new_result, numpy_aliases, return_type, wrap_dim, wrap_dims
 from .indexing import scatter_into_zeros
 from .pointwise import maximum, minimum
 from .shape import stack
@@ -42,7 +42,7 @@ def _return_type(name: str) -> type:
 max_result, min_result, sort_result, topk_result = (_return_type(n) for n in ("max", "min", "sort", "topk"))
 
 
-def _expand_back(grad: Tensor, shape: tuple, axes: Optional[tuple], keepdim: bool) -> Tensor:
+def expand_back(grad: Tensor, shape: tuple, axes: Optional[tuple], keepdim: bool) -> Tensor:
     """Give a reduced gradient its reduced axes back (size 1), then broadcast to ``shape``."""
     kept = None  # the gradient's shape with the reduced axes back, when they were dropped
     if axes is not None and not keepdim:
@@ -83,7 +83,7 @@ class Sum(Function):
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
         shape, axes, keepdim = ctx.args
-        return _expand_back(grad, shape, axes, keepdim), None, None, None
+        return expand_back(grad, shape, axes, keepdim), None, None, None
 
 
 class SumAll(Sum):
@@ -117,7 +117,7 @@ class Mean(Function):
         shape, axes, keepdim = ctx.args
         # As PyTorch's mean_backward: expand, then divide -- a fresh row-major gradient, not a
         # stride-0 view (so a leaf keeps it as its .grad without a copy).
-        expanded = _expand_back(grad, shape, axes, keepdim)
+        expanded = expand_back(grad, shape, axes, keepdim)
         if not grad_mode._state.enabled and ctx.count and grad._dtype in (dtypes.float32, dtypes.float64):
             return new_result(expanded._data / ctx.count, grad), None, None, None  # (plain backward: on the array)
         return expanded / ctx.count, None, None, None
@@ -187,7 +187,7 @@ class _ExtremeDim(Function):
 
     @staticmethod
     def forward(ctx, x: Tensor, dim: int, keepdim: bool, largest: bool) -> tuple:
-        (axis,) = wrap_dims(dim, x.ndim)
+        axis = wrap_dim(dim, x.ndim)
         _check_reduced_dim("max()" if largest else "min()", x, axis)
         xp = x._backend.xp
         data = x._data if x.ndim else xp.reshape(x._data, (1,))
@@ -259,7 +259,7 @@ class Amax(Function):
         x, out = ctx.saved_tensors
         shape, axes, keepdim = ctx.args
         mask = (x == out).to(grad.dtype)
-        g = _expand_back(grad, shape, axes, keepdim)
+        g = expand_back(grad, shape, axes, keepdim)
         return g * mask / mask.sum(dim=axes, keepdim=True), None, None, None
 
 
@@ -309,7 +309,7 @@ def aminmax(input: Tensor, *, dim: Optional[int] = None, keepdim: bool = False) 
         if dim is None:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation "
                                "has no identity.")
-        _check_reduced_dim("aminmax", input, wrap_dims(dim, input.ndim)[0])
+        _check_reduced_dim("aminmax", input, wrap_dim(dim, input.ndim))
     return aminmax_result(amin(input, () if dim is None else dim, keepdim),
                           amax(input, () if dim is None else dim, keepdim))
 
@@ -338,7 +338,7 @@ def _arg_extreme(x: Tensor, dim: Optional[int], keepdim: bool, largest: bool) ->
         if keepdim:
             out = xp.reshape(out, (1,) * x.ndim)
     else:
-        (axis,) = wrap_dims(dim, x.ndim)
+        axis = wrap_dim(dim, x.ndim)
         _check_reduced_dim(name, x, axis)
         out = fn(x._data, axis=axis, keepdims=keepdim)
     return new_result(xp.astype(out, xp.int64), x)
@@ -362,8 +362,8 @@ class Prod(Function):
         x, out = ctx.saved_tensors
         shape, axes, keepdim = ctx.args
         # d(prod)/dx_i = prod / x_i where x_i != 0; with zeros, the product of the others.
-        g = _expand_back(grad, shape, axes, keepdim)
-        p = _expand_back(out, shape, axes, keepdim)
+        g = expand_back(grad, shape, axes, keepdim)
+        p = expand_back(out, shape, axes, keepdim)
         if bool((x == 0).any()):
             others = _prod_of_others(x, axes)
             return g * others, None, None
@@ -469,7 +469,7 @@ class Var(Function):
         (x,) = ctx.saved_tensors
         shape, axes, keepdim, dof = ctx.args
         centred = x - x.mean(axes, keepdim=True)
-        return _expand_back(grad, shape, axes, keepdim) * centred * (2.0 / dof if dof else float("inf")), \
+        return expand_back(grad, shape, axes, keepdim) * centred * (2.0 / dof if dof else float("inf")), \
             None, None, None
 
 
@@ -490,7 +490,7 @@ class Std(Function):
         x, out = ctx.saved_tensors
         shape, axes, keepdim, dof = ctx.args
         centred = x - x.mean(axes, keepdim=True)
-        return _expand_back(grad / out, shape, axes, keepdim) * centred * (1.0 / dof if dof else float("inf")), \
+        return expand_back(grad / out, shape, axes, keepdim) * centred * (1.0 / dof if dof else float("inf")), \
             None, None, None
 
 
@@ -515,7 +515,10 @@ def std(input: Tensor, dim: Dim = None, unbiased: Optional[bool] = None, keepdim
 
 @numpy_aliases
 def logsumexp(input: Tensor, dim: Dim, keepdim: bool = False) -> Tensor:
-    """``log(sum(exp(x)))`` computed stably: shift by the maximum first."""
+    """``log(sum(exp(x)))`` computed stably: shift by the maximum first.  Integers and bools
+    are taken in the default float dtype, as in PyTorch."""
+    if not input._dtype.is_floating_point:
+        input = input.to(dtypes.get_default_dtype())
     return Logsumexp.apply(input, dim, keepdim)
 
 
@@ -543,7 +546,7 @@ class Logsumexp(Function):
     def backward(ctx, grad: Tensor) -> tuple:
         x, out = ctx.saved_tensors
         shape, axes, keepdim = ctx.args
-        return _expand_back(grad, shape, axes, keepdim) * (x - _expand_back(out, shape, axes, keepdim)).exp(), \
+        return expand_back(grad, shape, axes, keepdim) * (x - expand_back(out, shape, axes, keepdim)).exp(), \
             None, None
 
 
@@ -579,8 +582,8 @@ class VectorNorm(Function):
     def backward(ctx, grad: Tensor) -> tuple:
         x, out = ctx.saved_tensors
         shape, axes, keepdim, p = ctx.args
-        g = _expand_back(grad, shape, axes, keepdim)
-        norm = _expand_back(out, shape, axes, keepdim)
+        g = expand_back(grad, shape, axes, keepdim)
+        norm = expand_back(out, shape, axes, keepdim)
         if p == 1:
             return g * x.sign(), None, None, None
         if p == 0:
@@ -617,10 +620,12 @@ class Cumsum(Function):
 
     @staticmethod
     def forward(ctx, x: Tensor, dim: int) -> Tensor:
-        (axis,) = wrap_dims(dim, x.ndim)
+        axis = wrap_dim(dim, x.ndim)
         be = x._backend
         ctx.axis = axis
-        return new_result(be.xp.cumulative_sum(x._data, axis=axis, dtype=be.dtype(_sum_dtype(x, None))), x)
+        a = x._data if x.ndim else be.xp.reshape(x._data, (1,))  # (a 0-d tensor: its one element)
+        out = be.xp.cumulative_sum(a, axis=axis, dtype=be.dtype(_sum_dtype(x, None)))
+        return new_result(out if x.ndim else be.xp.reshape(out, ()), x)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:

@@ -267,6 +267,8 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     dst = [destination] if isinstance(destination, int) else list(destination)
     src = [_wrap_dim(s, input.ndim) for s in src]
     dst = [_wrap_dim(d, input.ndim) for d in dst]
+    if not input.ndim:  # (dims 0 and -1 of a 0-d tensor: nothing to move; an alias, as in PyTorch)
+        return input[...]
     order = [d for d in range(input.ndim) if d not in src]
     for d, s in sorted(zip(dst, src)):
         order.insert(d, s)
@@ -513,6 +515,7 @@ class SplitWithSizes(Split):
 
 def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     """Cut into pieces of a given size (the last may be smaller), or of the listed sizes."""
+    _at_least_1d("split", input)
     d = _wrap_dim(dim, input.ndim)
     n = input.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -528,6 +531,11 @@ def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     return SplitWithSizes.apply(input, sizes, d)
 
 
+def _at_least_1d(name: str, input: Tensor) -> None:
+    if not input.ndim:
+        raise RuntimeError(f"{name} expects at least a 1-dimensional tensor")
+
+
 def builtin_sum(values: Sequence[int]) -> int:
     total = 0
     for v in values:
@@ -539,6 +547,7 @@ def builtin_sum(values: Sequence[int]) -> int:
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    _at_least_1d("chunk", input)
     n = input.shape[_wrap_dim(dim, input.ndim)]
     step = -(-n // int(chunks)) if n else 1
     return split(input, step, dim)
@@ -588,6 +597,8 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    if not input.ndim:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, input.ndim)
     size = input.shape[d]
     start = int(start)  # (a 0-dim tensor is accepted too)
@@ -674,15 +685,15 @@ def _atleast(n: int, tensors: tuple) -> Any:
     return out[0] if single else out
 
 
-def atleast_1d(*tensors: Any) -> Any:
+def atleast_1d(*tensors: Tensor) -> Any:
     return _atleast(1, tensors)
 
 
-def atleast_2d(*tensors: Any) -> Any:
+def atleast_2d(*tensors: Tensor) -> Any:
     return _atleast(2, tensors)
 
 
-def atleast_3d(*tensors: Any) -> Any:
+def atleast_3d(*tensors: Tensor) -> Any:
     return _atleast(3, tensors)
 
 

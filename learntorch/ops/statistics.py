@@ -20,11 +20,11 @@ from ..arrays import to_numpy, transfer
 from ..autograd.function import Function
 from ..device import CPU
 from ..tensor import Tensor, _wrap_dim
-from .common import new_result, numpy_aliases
+from .common import new_result, numpy_aliases, wrap_dims
 from .index_writes import put
 from .indexing import scatter_into_zeros
 from . import pointwise
-from .reduction import _return_type, variance_with_mean
+from .reduction import _return_type, expand_back, variance_with_mean
 from ..type_info import finfo
 
 __all__ = ["median", "kthvalue", "quantile", "nanquantile", "nanmedian", "mode",
@@ -142,11 +142,32 @@ def _quantile(input: Tensor, q: Any, dim: Optional[int], keepdim: bool, interpol
     return result.unsqueeze(0).transpose_(0, -1).squeeze_(-1)  # the q axis first, as in PyTorch
 
 
+class Nansum(Function):
+    """The sum with each NaN counted as 0; its gradient is the sum's, and 0 at the NaNs."""
+
+    _backward_name = "NansumBackward0"
+
+    @staticmethod
+    def forward(ctx, x: Tensor, dim: Any, keepdim: bool) -> Tensor:
+        axes = wrap_dims(dim if dim != () else None, x.ndim)
+        ctx.save_for_backward(x)
+        ctx.args = (tuple(x.shape), axes, keepdim)
+        return new_result(x._backend.xp.nansum(x._data, axis=axes, keepdims=keepdim), x)
+
+    @staticmethod
+    def backward(ctx, grad: Tensor) -> tuple:
+        (x,) = ctx.saved_tensors
+        return pointwise.where(x.isnan(), 0.0, expand_back(grad, *ctx.args)), None, None
+
+
 @numpy_aliases
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """The sum, treating NaN as 0."""
-    clean = pointwise.where(input.isnan(), 0.0, input)
-    return clean.sum(dtype=dtype) if dim is None else clean.sum(dim, keepdim=keepdim, dtype=dtype)
+    """The sum, treating NaN as 0 (integers and bools have no NaN: their sum is int64, as ``sum``'s)."""
+    if dtype is not None:
+        input = input.to(dtype)
+    if not input.is_floating_point():
+        return input.sum() if dim is None else input.sum(dim, keepdim=keepdim)
+    return Nansum.apply(input, dim, keepdim)
 
 
 @numpy_aliases
