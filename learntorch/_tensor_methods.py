@@ -435,6 +435,16 @@ def _shape_inplace(op: Callable) -> Callable:
     return method
 
 
+def _sizes_method(fn: Callable) -> Callable:
+    """The method form of a function that takes a tuple of sizes: ``x.tile(2)``, ``x.tile(2, 3)``
+    and ``x.tile((2, 3))`` alike, as PyTorch's methods take them (its functions want the tuple)."""
+    def method(self: Tensor, *sizes: Any) -> Tensor:
+        return fn(self, shape._shape_arg(sizes))
+    method.__name__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
 def _resize_(self: Tensor, *sizes: Any) -> Tensor:
     """Give the tensor a new shape in place; with more elements than before the new ones are
     uninitialised in PyTorch (zeros here).  Prefer ``reshape``/``view``; this is a low-level tool."""
@@ -531,7 +541,7 @@ _OPERATIONS = dict(
     squeeze=shape.squeeze, unsqueeze=shape.unsqueeze, expand=shape.expand, split=shape.split,
     chunk=shape.chunk, unbind=shape.unbind, narrow=shape.narrow, flip=shape.flip,
     repeat=shape.repeat, contiguous=_contiguous, movedim=shape.movedim,
-    broadcast_to=shape.broadcast_to, sum_to_size=shape.sum_to_size,
+    broadcast_to=_sizes_method(shape.broadcast_to), tile=_sizes_method(arrange.tile), sum_to_size=shape.sum_to_size,
     swapdims=shape.transpose, tensor_split=shape.tensor_split, ravel=lambda self: shape.flatten(self),
     view_as=lambda self, other: shape.view(self, tuple(other.shape)),
     reshape_as=lambda self, other: shape.reshape(self, tuple(other.shape)),
@@ -613,7 +623,7 @@ _SAME_AS_FUNCTION = [
     *(getattr(pointwise, n) for n in ("tan", "asin", "acos", "atan", "sinh", "cosh", "atan2", "lerp", "frac",
                                       "fmod", "hypot", "clamp_min", "clamp_max", "bitwise_not", "bitwise_and",
                                       "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift")),
-    *(getattr(arrange, n) for n in ("tril", "triu", "diag", "diagonal", "trace", "roll", "tile",
+    *(getattr(arrange, n) for n in ("tril", "triu", "diag", "diagonal", "trace", "roll",
                                     "repeat_interleave", "diff", "cumprod", "unique", "isin", "erf", "logical_and",
                                     "logical_or", "logical_xor", "fliplr", "flipud", "moveaxis")),
     *(getattr(statistics, n) for n in statistics.__all__),

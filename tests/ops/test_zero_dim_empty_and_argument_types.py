@@ -202,3 +202,12 @@ def test_the_message_names_the_argument_and_what_it_should_be() -> None:
         lt.softmax(x, 5)
     with pytest.raises(RuntimeError, match="non-negative"):
         lt.zeros(-1)
+
+
+@needs_torch
+@pytest.mark.parametrize("expr", ["v.tile(2)", "v.tile(2, 3)", "v.tile((2, 3))", "x.tile(2)", "v.broadcast_to(3)",
+                                  "v.broadcast_to((2, 3))", "torch.tile(v, (2,))", "torch.tile(v, 2)",
+                                  "torch.broadcast_to(v, 3)"])
+def test_tile_and_broadcast_to_methods_take_sizes_as_pytorch_s_methods_do(expr: str) -> None:
+    names = dict(v=lambda lib: lib.arange(3.0), x=lambda lib: lib.ones(2, 2))
+    _assert_same(_outcome(lt, LF, expr, **names), _outcome(torch, TF, expr, **names), expr)
