@@ -436,9 +436,12 @@ def _shape_inplace(op: Callable) -> Callable:
 
 
 def _sizes_method(fn: Callable) -> Callable:
-    """The method form of a function that takes a tuple of sizes: ``x.tile(2)``, ``x.tile(2, 3)``
-    and ``x.tile((2, 3))`` alike, as PyTorch's methods take them (its functions want the tuple)."""
-    def method(self: Tensor, *sizes: Any) -> Tensor:
+    """The method form of a function that takes a tuple of sizes or dims: ``x.tile(2)``,
+    ``x.tile(2, 3)`` and ``x.tile((2, 3))`` alike, as PyTorch's methods take them (its functions
+    want the tuple); given by keyword (``x.flip(dims=(0, 1))``), the tuple goes to the function."""
+    def method(self: Tensor, *sizes: Any, **kwargs: Any) -> Tensor:
+        if kwargs or not sizes:
+            return fn(self, *sizes, **kwargs)  # (the function's own checks and errors)
         return fn(self, shape._shape_arg(sizes))
     method.__name__ = fn.__name__
     method.__doc__ = fn.__doc__
@@ -539,7 +542,7 @@ _OPERATIONS = dict(
     view=shape.view, reshape=shape.reshape, flatten=shape.flatten, unflatten=shape.unflatten,
     transpose=shape.transpose, swapaxes=shape.transpose, t=shape.t, permute=shape.permute,
     squeeze=shape.squeeze, unsqueeze=shape.unsqueeze, expand=shape.expand, split=shape.split,
-    chunk=shape.chunk, unbind=shape.unbind, narrow=shape.narrow, flip=shape.flip,
+    chunk=shape.chunk, unbind=shape.unbind, narrow=shape.narrow, flip=_sizes_method(shape.flip),
     repeat=shape.repeat, contiguous=_contiguous, movedim=shape.movedim,
     broadcast_to=_sizes_method(shape.broadcast_to), tile=_sizes_method(arrange.tile), sum_to_size=shape.sum_to_size,
     swapdims=shape.transpose, tensor_split=shape.tensor_split, ravel=lambda self: shape.flatten(self),

@@ -32,7 +32,7 @@ from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..arrays import to_numpy, transfer
 from ..device import CPU
-from ..ops import pointwise
+from ..ops import pointwise, pointwise_extra
 from ..ops.special import _select, erf_array  # noqa: F401  (erf: ops/special.py)
 from ..ops.common import binary_operands, check_same_device, infer_size, new_result, row_major
 from ..ops.softmax import log_softmax, softmax  # noqa: F401  (softmax: own file)
@@ -1096,9 +1096,8 @@ def kl_div(input: Tensor, target: Tensor, size_average: Optional[bool] = None, r
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        # t·log t is 0 where t = 0 (its limit): take the log of 1 there instead of 0
-        safe = pointwise.where(target > 0, target, 1.0)
-        loss = target * safe.log() - target * input
+        # PyTorch's ``xlogy(t, t) - t·input``: t·log t is 0 where t = 0 (its limit), and nan for t < 0
+        loss = pointwise_extra.xlogy(target, target) - target * input
     if reduction == "batchmean":
         return loss.sum() / input.size(0) if input.dim() > 0 else loss.sum()
     return _reduce(loss, _get_reduction(reduction))

@@ -625,11 +625,12 @@ class Flip(Function):
         return grad.flip(ctx.axes), None
 
 
-def flip(input: Tensor, *dims: Any) -> Tensor:
-    """Reverse the order along ``dims`` (``x.flip(0, 1)`` or ``flip(x, (0, 1))``); a copy, as in PyTorch."""
-    if len(dims) == 1 and not isinstance(dims[0], int):
-        dims = tuple(dims[0])
-    return Flip.apply(input, wrap_dims(dims, input.ndim))
+def flip(input: Tensor, dims: Sequence[int]) -> Tensor:
+    """Reverse the order along ``dims`` (``torch.flip(x, (0, 1))``; the method also takes
+    ``x.flip(0, 1)``); a copy, as in PyTorch."""
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
+    return Flip.apply(input, wrap_dims(tuple(dims), input.ndim))
 
 
 class Repeat(Function):

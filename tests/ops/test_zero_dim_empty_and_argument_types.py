@@ -211,3 +211,22 @@ def test_the_message_names_the_argument_and_what_it_should_be() -> None:
 def test_tile_and_broadcast_to_methods_take_sizes_as_pytorch_s_methods_do(expr: str) -> None:
     names = dict(v=lambda lib: lib.arange(3.0), x=lambda lib: lib.ones(2, 2))
     _assert_same(_outcome(lt, LF, expr, **names), _outcome(torch, TF, expr, **names), expr)
+
+
+@needs_torch
+@pytest.mark.parametrize("expr", ["x.flip(0)", "x.flip(0, 1)", "x.flip((0, 1))", "x.flip(dims=(0, 1))", "x.flip([])",
+                                  "x.flip(dims=0)", "x.flip()", "torch.flip(x, (0,))", "torch.flip(x, dims=[1])",
+                                  "torch.flip(x, 0)", "torch.flip(x)"])
+def test_flip_takes_its_dims_as_pytorch_s_function_and_method_do(expr: str) -> None:
+    names = dict(x=lambda lib: lib.arange(6.0).reshape(2, 3))
+    _assert_same(_outcome(lt, LF, expr, **names), _outcome(torch, TF, expr, **names), expr)
+
+
+@needs_torch
+@pytest.mark.parametrize("expr", ["F.kl_div(x, t, reduction='sum')", "F.kl_div(x, -t, reduction='sum')",
+                                  "F.kl_div(x, t * 0, reduction='sum')", "F.kl_div(x, t, reduction='none')"])
+def test_kl_div_is_xlogy_of_the_target_minus_target_times_input(expr: str) -> None:
+    """PyTorch's formula: 0 where the target is 0, nan where it is negative (not a silent 0)."""
+    names = dict(x=lambda lib: lib.linspace(-1.0, 1.0, 6).reshape(2, 3).requires_grad_(),
+                 t=lambda lib: lib.linspace(0.1, 0.9, 6).reshape(2, 3))
+    _assert_same(_outcome(lt, LF, expr, **names), _outcome(torch, TF, expr, **names), expr)
