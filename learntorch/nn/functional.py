@@ -962,6 +962,8 @@ class BinaryCrossEntropy(Function):
         a, b, _ = binary_operands(x, y)
         if bool(xp.any(~((a >= 0) & (a <= 1)))):
             raise RuntimeError("all elements of input should be between 0 and 1")
+        if bool(xp.any(~((b >= 0) & (b <= 1)))):  # (a probability too: PyTorch checks it, NaN included)
+            raise RuntimeError("all elements of target should be between 0 and 1")
         with np.errstate(all="ignore"):  # log(0) = -inf, then clamped
             loss = (b - 1) * xp.maximum(xp.log1p(-a), -100.0) - b * xp.maximum(xp.log(a), -100.0)
         if weight is not None:
