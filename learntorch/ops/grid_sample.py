@@ -31,6 +31,7 @@ from .. import warn_always
 from .. import dtypes
 from ..autograd.function import Function
 from ..tensor import Tensor
+from .resampling import CUBIC_A
 from .shape import cat, stack
 
 __all__ = ["affine_grid", "grid_sample"]
@@ -38,7 +39,6 @@ __all__ = ["affine_grid", "grid_sample"]
 _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
                   "Please specify align_corners=True if the old behavior is desired. See the documentation of "
                   "grid_sample for details.")
-_CUBIC_A = -0.75  # the cubic convolution kernel's free parameter (Keys; PyTorch and OpenCV use -0.75)
 
 
 # ----------------------------------------------------------------------------- affine_grid
@@ -154,7 +154,7 @@ def _padded(x: Tensor, slope: Tensor, size: int, padding_mode: str, align_corner
 def _cubic_weights(t: Tensor) -> tuple[list, list]:
     """The four cubic-convolution weights for the pixels at offsets -1, 0, 1, 2 from the one
     below the point, ``t`` in [0, 1) past it; and their derivatives in ``t``."""
-    A = _CUBIC_A
+    A = CUBIC_A
 
     def near(u: Tensor) -> Tensor:  # |u| <= 1
         return ((A + 2) * u - (A + 3)) * u * u + 1

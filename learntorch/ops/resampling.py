@@ -1,15 +1,15 @@
 """Resampling along dimensions: the maths behind non-constant ``F.pad`` and ``F.interpolate``.
 
-Reflection and replication padding, nearest and (bi/tri)linear upsampling all have
-the same shape: along each resampled dimension, output cell ``o`` is a weighted sum
-of at most two input cells,
+Reflection and replication padding, nearest, (bi/tri)linear and bicubic upsampling all
+have the same shape: along each resampled dimension, output cell ``o`` is a weighted sum
+of a few input cells, its *taps*,
 
-    y[o] = w_lo[o] · x[lo[o]] + w_hi[o] · x[hi[o]]
+    y[o] = w_0[o] · x[i_0[o]] + w_1[o] · x[i_1[o]] + …
 
-(padding and nearest pick one cell, weight 1).  An :class:`AxisMap` holds ``lo``,
-``hi`` and the weights of one dimension; :class:`Resample` applies one map per
-trailing dimension, one dimension after the other (a separable map: bilinear is
-linear along W, then along H).
+(padding and nearest pick one cell, weight 1; linear mixes two neighbours, cubic four).
+An :class:`AxisMap` holds the taps' indices and weights of one dimension;
+:class:`Resample` applies one map per trailing dimension, one dimension after the other
+(a separable map: bilinear is linear along W, then along H).
 
 Such a map is linear, so its backward is its *transpose*: each output gradient is
 added back, times its weight, onto the input cells it read (several outputs may read
@@ -33,24 +33,22 @@ from .formula import differentiable_backward
 from ..tensor import Tensor
 
 __all__ = ["AxisMap", "Resample", "resample", "contiguous_copy", "reflect_map", "replicate_map", "nearest_map",
-           "linear_map"]
+           "linear_map", "cubic_map", "CUBIC_A"]
 
 
 class AxisMap(NamedTuple):
-    """How one dimension is resampled: ``y[o] = w_lo[o]·x[lo[o]] + w_hi[o]·x[hi[o]]``.
+    """How one dimension is resampled: ``y[o] = Σ_k weights[k][o] · x[index[k][o]]``.
 
-    ``hi``/``w_lo``/``w_hi`` are ``None`` for a pure selection (``y[o] = x[lo[o]]``).
+    ``weights`` is ``None`` for a pure selection, one tap of weight 1 (``y[o] = x[index[0][o]]``).
     Indices and weights are NumPy arrays (host side); they are tiny: one entry per output cell."""
 
-    lo: np.ndarray
+    index: tuple[np.ndarray, ...]
     in_size: int
-    hi: Optional[np.ndarray] = None
-    w_lo: Optional[np.ndarray] = None
-    w_hi: Optional[np.ndarray] = None
+    weights: Optional[tuple[np.ndarray, ...]] = None
 
     @property
     def out_size(self) -> int:
-        return len(self.lo)
+        return len(self.index[0])
 
 
 # ---------------------------------------------------------------------------- building the maps
@@ -60,12 +58,12 @@ def reflect_map(size: int, before: int, after: int) -> AxisMap:
     src = np.arange(-before, size + after)
     src = np.abs(src)                                   # left side: -1 → 1, -2 → 2
     src = np.where(src >= size, 2 * (size - 1) - src, src)  # right side: size → size-2
-    return AxisMap(src.astype(np.int64), size)
+    return AxisMap((src.astype(np.int64),), size)
 
 
 def replicate_map(size: int, before: int, after: int) -> AxisMap:
     """Replication padding: the edge value is repeated, ``[a a | a b c d | d d]``."""
-    return AxisMap(np.clip(np.arange(-before, size + after), 0, size - 1).astype(np.int64), size)
+    return AxisMap((np.clip(np.arange(-before, size + after), 0, size - 1).astype(np.int64),), size)
 
 
 def nearest_map(in_size: int, out_size: int, scale: Optional[float], exact: bool = False) -> AxisMap:
@@ -83,7 +81,7 @@ def nearest_map(in_size: int, out_size: int, scale: Optional[float], exact: bool
         src = o // 2
     else:
         src = np.floor(o.astype(np.float32) * ratio)
-    return AxisMap(np.minimum(src.astype(np.int64), in_size - 1), in_size)
+    return AxisMap((np.minimum(src.astype(np.int64), in_size - 1),), in_size)
 
 
 def linear_map(in_size: int, out_size: int, scale: Optional[float], align_corners: bool,
@@ -94,17 +92,49 @@ def linear_map(in_size: int, out_size: int, scale: Optional[float], align_corner
     (``src = (o + ½)·in/out - ½``, clamped at 0), as PyTorch does.  The coordinates are
     computed in float32 (``double``: float64, for float64 input), PyTorch's "opmath" type."""
     ct = np.float64 if double else np.float32
-    o = np.arange(out_size).astype(ct)
-    if align_corners:
-        ratio = ct(in_size - 1) / ct(out_size - 1) if out_size > 1 else ct(0)
-        src = ratio * o
-    else:
-        ratio = ct(1.0 / scale) if scale is not None and scale > 0 else ct(in_size) / ct(out_size)
-        src = np.maximum(ratio * (o + ct(0.5)) - ct(0.5), ct(0))
+    src = np.maximum(_source(in_size, out_size, scale, align_corners, ct), ct(0))
     lo = np.minimum(np.floor(src).astype(np.int64), in_size - 1)
     w_hi = np.clip(src - lo.astype(ct), 0, 1).astype(ct)
     hi = lo + (lo < in_size - 1)
-    return AxisMap(lo, in_size, hi, (ct(1) - w_hi).astype(ct), w_hi)
+    return AxisMap((lo, hi), in_size, ((ct(1) - w_hi).astype(ct), w_hi))
+
+
+CUBIC_A = -0.75  # the cubic convolution kernel's free parameter (Keys; PyTorch and OpenCV use -0.75)
+
+
+def cubic_map(in_size: int, out_size: int, scale: Optional[float], align_corners: bool,
+              double: bool = False) -> AxisMap:
+    """Cubic convolution (Keys, ``a = -0.75``, as PyTorch and OpenCV): four taps, at offsets
+    -1, 0, 1, 2 from the cell below the source coordinate, indices clamped into the input
+    (its edge cells repeat).  The source coordinate is linear's, but not clamped at 0."""
+    ct = np.float64 if double else np.float32
+    src = _source(in_size, out_size, scale, align_corners, ct)
+    below = np.floor(src)
+    t = (src - below).astype(ct)
+    a = ct(CUBIC_A)
+
+    def near(x: np.ndarray) -> np.ndarray:  # |x| ≤ 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x: np.ndarray) -> np.ndarray:  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    rest = 1 - t  # (then ``rest + 1``, not ``2 - t``: PyTorch's roundings)
+    weights = tuple(w.astype(ct) for w in (far(t + 1), near(t), near(rest), far(rest + 1)))
+    index = tuple(np.clip(below.astype(np.int64) + k, 0, in_size - 1) for k in (-1, 0, 1, 2))
+    return AxisMap(index, in_size, weights)
+
+
+def _source(in_size: int, out_size: int, scale: Optional[float], align_corners: bool, ct: type) -> np.ndarray:
+    """Each output cell's coordinate in the input, in the float type ``ct``: ``align_corners=True``
+    maps the first and last cells' centres onto each other (``o·(in-1)/(out-1)``), ``False``
+    their edges (``(o + ½)·in/out - ½``, with ``1/scale`` for ``in/out`` when a scale was given)."""
+    o = np.arange(out_size).astype(ct)
+    if align_corners:
+        ratio = ct(in_size - 1) / ct(out_size - 1) if out_size > 1 else ct(0)
+        return ratio * o
+    ratio = ct(1.0 / scale) if scale is not None and scale > 0 else ct(in_size) / ct(out_size)
+    return ratio * (o + ct(0.5)) - ct(0.5)
 
 
 # ---------------------------------------------------------------------------- applying them
@@ -124,22 +154,23 @@ def _weights(be: Any, w: np.ndarray, like: Any, axis: int) -> Any:
 
 
 def _apply(be: Any, x: Any, m: AxisMap, axis: int) -> Any:
-    """One dimension of the forward map: gather the cells, mix the two with their weights."""
+    """One dimension of the forward map: gather each tap's cells, add them up with their weights."""
     xp = be.xp
-    lo = xp.take(x, be.asarray(m.lo), axis=axis)
-    if m.hi is None:
-        return lo
-    hi = xp.take(x, be.asarray(m.hi), axis=axis)
-    return _weights(be, m.w_lo, x, axis) * lo + _weights(be, m.w_hi, x, axis) * hi
+    taps = [xp.take(x, be.asarray(i), axis=axis) for i in m.index]
+    if m.weights is None:
+        return taps[0]
+    out = _weights(be, m.weights[0], x, axis) * taps[0]
+    for w, tap in zip(m.weights[1:], taps[1:]):
+        out = out + _weights(be, w, x, axis) * tap
+    return out
 
 
 def _matrix(m: AxisMap) -> np.ndarray:
-    """The map as a dense ``(out, in)`` matrix (``lo`` and ``hi`` may coincide: added)."""
+    """The map as a dense ``(out, in)`` matrix (two taps may read the same cell: added)."""
     a = np.zeros((m.out_size, m.in_size), dtype=np.float64)
     rows = np.arange(m.out_size)
-    np.add.at(a, (rows, m.lo), 1 if m.w_lo is None else m.w_lo)
-    if m.hi is not None:
-        np.add.at(a, (rows, m.hi), m.w_hi)
+    for k, i in enumerate(m.index):
+        np.add.at(a, (rows, i), 1 if m.weights is None else m.weights[k])
     return a
 
 
@@ -258,10 +289,14 @@ class UpsampleTrilinear3D(Resample):
     _backward_name = "UpsampleTrilinear3DBackward0"
 
 
+class UpsampleBicubic2D(Resample):
+    _backward_name = "UpsampleBicubic2DBackward0"
+
+
 _OPS = {cls.__name__: cls for cls in (
     ReflectionPad1D, ReflectionPad2D, ReflectionPad3D, ReplicationPad1D, ReplicationPad2D, ReplicationPad3D,
     UpsampleNearest1D, UpsampleNearest2D, UpsampleNearest3D, UpsampleNearestExact1D, UpsampleNearestExact2D,
-    UpsampleNearestExact3D, UpsampleLinear1D, UpsampleBilinear2D, UpsampleTrilinear3D)}
+    UpsampleNearestExact3D, UpsampleLinear1D, UpsampleBilinear2D, UpsampleTrilinear3D, UpsampleBicubic2D)}
 
 
 # The backward of each, as an operation of its own (for create_graph=True), under PyTorch's name

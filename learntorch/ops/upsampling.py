@@ -3,9 +3,10 @@
 
 Every mode implemented here is *separable*: resizing an image is resizing its rows,
 then its columns.  Along one dimension each output cell reads one input cell
-(``'nearest'``, ``'nearest-exact'``) or mixes two neighbours (``'linear'``,
-``'bilinear'``, ``'trilinear'``); ``ops/resampling.py`` builds those maps and applies
-them, with their transposes as the backward.  ``'area'`` is adaptive average pooling.
+(``'nearest'``, ``'nearest-exact'``), mixes two neighbours (``'linear'``,
+``'bilinear'``, ``'trilinear'``) or four (``'bicubic'``); ``ops/resampling.py`` builds
+those maps and applies them, with their transposes as the backward.  ``'area'`` is
+adaptive average pooling.
 
 The size rule is PyTorch's: ``size`` gives the output directly; ``scale_factor`` gives
 ``floor(in · scale)``, and the kernel then uses ``1/scale`` (not ``in/out``) to place
@@ -19,16 +20,16 @@ from typing import Any, Optional, Sequence, Union
 from .. import warn_always
 from .. import dtypes
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
-from .resampling import linear_map, nearest_map, resample
+from .resampling import cubic_map, linear_map, nearest_map, resample
 from ..tensor import Tensor
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
-_LINEAR = {"linear": 3, "bilinear": 4, "trilinear": 5}  # the input dims each linear mode needs
+_LINEAR = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}  # the input dims each mode needs
 _OP_NAMES = {"nearest": "UpsampleNearest", "nearest-exact": "UpsampleNearestExact"}
 _LINEAR_OP_NAMES = {"linear": "UpsampleLinear1D", "bilinear": "UpsampleBilinear2D",
-                    "trilinear": "UpsampleTrilinear3D"}
+                    "trilinear": "UpsampleTrilinear3D", "bicubic": "UpsampleBicubic2D"}
 
 
 def _spatial(value: Any, k: int) -> Optional[list]:
@@ -67,20 +68,21 @@ def interpolate(input: Tensor, size: Union[int, Sequence[int], None] = None,
                 antialias: bool = False) -> Tensor:
     """Resize the spatial dimensions (all but the first two) to ``size``, or by ``scale_factor``.
 
-    Modes: ``'nearest'``, ``'nearest-exact'``, ``'linear'`` (3-D input), ``'bilinear'`` (4-D),
-    ``'trilinear'`` (5-D), ``'area'``.  ``align_corners`` (linear modes only): ``True`` lines up
-    the corner cells' centres, ``False`` (the default) their outer edges."""
+    Modes: ``'nearest'``, ``'nearest-exact'``, ``'linear'`` (3-D input), ``'bilinear'`` and
+    ``'bicubic'`` (4-D), ``'trilinear'`` (5-D), ``'area'``.  ``align_corners`` (interpolating
+    modes only): ``True`` lines up the corner cells' centres, ``False`` (the default) their
+    outer edges.  Bicubic overshoots: its values may leave the input's range."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "
                              "linear | bilinear | bicubic | trilinear")
     elif align_corners is None:
         align_corners = False
-    known = mode in ("nearest", "nearest-exact", "area", "bicubic", "lanczos", *_LINEAR)
-    if input.dim() not in (3, 4, 5) or not known:
+    known = mode in ("nearest", "nearest-exact", "area", "lanczos", *_LINEAR)
+    if input.dim() not in (3, 4, 5) or not known or (mode == "bicubic" and input.dim() != 4):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
                                   f"{input.dim()}D) for the modes: {_MODES} (got {mode})")
-    if mode in ("bicubic", "lanczos"):
+    if mode == "lanczos":
         raise NotImplementedError(f"learntorch's interpolate does not implement mode={mode!r}")
     if antialias:
         raise NotImplementedError("learntorch's interpolate does not implement antialias=True")
@@ -99,7 +101,8 @@ def interpolate(input: Tensor, size: Union[int, Sequence[int], None] = None,
             return adaptive_avg_pool2d(input, tuple(out_sizes))
         return adaptive_avg_pool3d(input, tuple(out_sizes))
     if mode in _LINEAR:
-        maps = [linear_map(n, o, s, bool(align_corners), double=input.dtype == dtypes.float64)
+        axis_map = cubic_map if mode == "bicubic" else linear_map
+        maps = [axis_map(n, o, s, bool(align_corners), double=input.dtype == dtypes.float64)
                 for n, o, s in zip(in_sizes, out_sizes, scales)]
         return resample(input, maps, _LINEAR_OP_NAMES[mode])
     maps = [nearest_map(n, o, s, exact=mode == "nearest-exact") for n, o, s in zip(in_sizes, out_sizes, scales)]
