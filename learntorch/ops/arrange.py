@@ -326,7 +326,7 @@ class Cumprod(Function):
     @staticmethod
     def forward(ctx, x: Tensor, dim: int = 0) -> Tensor:
         # (a 0-d tensor is its own running product: NumPy would make it a vector of one)
-        out = new_result(np.cumprod(x._data, axis=dim) if x.ndim else x._data.copy(), x)
+        out = new_result(np.cumprod(x._data, axis=dim) if x.ndim else x._backend.xp.asarray(x._data, copy=True), x)
         ctx.dim = dim
         ctx.save_for_backward(x, out)
         return out

@@ -152,7 +152,8 @@ class Nansum(Function):
         axes = wrap_dims(dim if dim != () else None, x.ndim)
         ctx.save_for_backward(x)
         ctx.args = (tuple(x.shape), axes, keepdim)
-        return new_result(x._backend.xp.nansum(x._data, axis=axes, keepdims=keepdim), x)
+        xp, a = x._backend.xp, x._data
+        return new_result(xp.sum(xp.where(xp.isnan(a), xp.zeros_like(a), a), axis=axes, keepdims=keepdim), x)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:

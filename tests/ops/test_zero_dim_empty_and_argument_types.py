@@ -230,3 +230,21 @@ def test_kl_div_is_xlogy_of_the_target_minus_target_times_input(expr: str) -> No
     names = dict(x=lambda lib: lib.linspace(-1.0, 1.0, 6).reshape(2, 3).requires_grad_(),
                  t=lambda lib: lib.linspace(0.1, 0.9, 6).reshape(2, 3))
     _assert_same(_outcome(lt, LF, expr, **names), _outcome(torch, TF, expr, **names), expr)
+
+
+def test_the_corners_run_on_a_logical_cuda_device(logical: object) -> None:
+    """Written against the array API: the same answers on learntorch's CUDA stand-in as on the CPU."""
+    logical(1)
+    exprs = ["s.sum(0)", "s.mean(-1)", "s.cumsum(0)", "s.cumprod(0)", "s.logsumexp(0)", "s.nonzero()",
+             "z.nonzero(as_tuple=True)", "torch.nansum(f)", "torch.nansum(f, 0)", "torch.isclose(b, b)",
+             "e.stride()", "e.abs_()"]
+    for expr in exprs:
+        results = []
+        for device in ("cpu", "cuda"):
+            env = dict(torch=lt, s=lt.tensor(1.5, device=device), z=lt.tensor(0.0, device=device),
+                       f=lt.tensor([1.0, float("nan"), 2.0], device=device),
+                       b=lt.tensor([True, False], device=device), e=lt.zeros(0, 3, device=device))
+            out = eval(expr, env)
+            results.append(_describe(tuple(o.cpu() for o in out) if isinstance(out, tuple) and expr != "e.stride()"
+                                     else out.cpu() if hasattr(out, "cpu") else out))
+        _assert_same(results[1], results[0], expr)
