@@ -791,6 +791,10 @@ class Tensor:
         return self.item()
 
     def __float__(self) -> float:
+        if self._requires_grad and grad_mode._state.enabled:  # (``complex(x)`` comes here too)
+            # the number leaves the graph: PyTorch says so, once per process
+            warn_always.warn_once("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                                  "behavior.\nConsider using tensor.detach() first.", UserWarning, stacklevel=2)
         return float(self._python_scalar())
 
     def __int__(self) -> int:

@@ -342,3 +342,32 @@ def test_floats_as_index_elsewhere(torch_oracle: Any) -> None:
     check_both(lambda T: T.arange(6).reshape(2, 3)[[1.0, 0.0], 1], torch_oracle)
     raises_both(lambda T: T.arange(3)[1.0], torch_oracle, match="only integers, slices")
     raises_both(lambda T: T.arange(3)[T.tensor([1.0])], torch_oracle, match="tensors used as indices must be long")
+
+
+_SCALAR_WARNINGS = """
+import warnings
+import {lib} as torch
+warnings.simplefilter("always")
+x = torch.ones(2, requires_grad=True)
+loss = (x * 2).sum()
+with warnings.catch_warnings(record=True) as caught:
+    float(loss); float(loss); complex(loss); int(loss); loss.item(); f"{{loss:.2f}}"; float(loss.detach())
+    with torch.no_grad():
+        float(loss)
+first = [(w.category.__name__, str(w.message).splitlines()[0], w.lineno) for w in caught]
+torch.set_warn_always(True)
+with warnings.catch_warnings(record=True) as caught:
+    float(loss); float(loss)
+print(first, len(caught))
+"""
+
+
+@pytest.mark.parametrize("lib", ["torch", "learntorch"])
+def test_float_of_a_tensor_in_the_graph_warns_once_as_in_pytorch(torch_oracle: Any, lib: str) -> None:
+    """``float(loss)`` takes a number out of the graph: PyTorch 2.13 warns, once per process (every
+    time with ``set_warn_always(True)``), not under ``no_grad`` and not for ``int``, ``item`` or a
+    format; the warning names the caller's line.  Run in a fresh process: "once" is per process."""
+    out = subprocess.run([sys.executable, "-c", _SCALAR_WARNINGS.format(lib=lib)], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == ("[('UserWarning', 'Converting a tensor with requires_grad=True to a scalar may lead to "
+                           "unexpected behavior.', 8)] 2")
