@@ -49,3 +49,24 @@ def test_the_executor_strips_this_machines_paths() -> None:
     assert nb.cells[0].outputs[0]["traceback"] == ["File learntorch/ops/matmul.py:262, in addmm"]
     assert not MACHINE_PATH.search(nb.cells[0].outputs[0]["traceback"][0])
     assert MACHINE_PATH.search(f"File {here}:262")  # the test's pattern sees what it must
+
+
+PACKAGE_SOURCES = "\n".join(p.read_text() for p in sorted((ROOT / "learntorch").rglob("*.py"))) + "\n".join(
+    p.read_text() for p in sorted((ROOT / "notebooks" / "scripts").rglob("*.py")))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_shown_source_is_the_package_s_current_source(path: Path) -> None:
+    """A ``show_source(...)`` cell is tagged ``nbval-ignore-output`` (its HTML depends on the
+    highlighter's version), so nbval would not notice the code it shows going out of date: the
+    stored plain-text source must still be found, verbatim, in the package (or the course's scripts).
+    If this fails, re-execute the notebook (``make notebooks NB=...``)."""
+    stale = []
+    for index, cell in enumerate(json.loads(path.read_text())["cells"]):
+        if cell["cell_type"] != "code" or "show_source(" not in "".join(cell["source"]):
+            continue
+        for out in cell.get("outputs", []):
+            shown = out.get("data", {}).get("text/plain")
+            if shown is not None and "".join(shown) not in PACKAGE_SOURCES:
+                stale.append((index, "".join(cell["source"]).strip()))
+    assert not stale, f"{path.name}: show_source cells whose stored source is out of date: {stale}"
