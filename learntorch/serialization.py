@@ -20,8 +20,8 @@ The file is a **zip archive** (open it with any zip tool and look) holding
   order and the *type* of each key survive — an optimizer's ``{0: ...}`` comes
   back with the int key ``0``, not ``"0"``), ``list``, ``tuple``, ``Size``,
   ``dtype``, ``device``, ``set`` (a list of items), ``bytes``/``bytearray``
-  (hex digits), non-finite floats (``"nan"``, ``"inf"``) and
-  ``tensor`` (a reference into the ``tensors`` table);
+  (hex digits), ``complex`` (its two parts), non-finite floats (``"nan"``, ``"inf"``)
+  and ``tensor`` (a reference into the ``tensors`` table);
 * ``tensors/<i>.npy`` — one NumPy ``.npy`` file per tensor, written with
   ``numpy.save(allow_pickle=False)`` and read back with
   ``numpy.load(allow_pickle=False)``: raw numbers with a small text header
@@ -47,16 +47,15 @@ What comes back:
   written once, whole (as PyTorch writes the whole storage).  A view saved
   without anything it shares memory with is stored as a compact contiguous copy
   of just its elements (PyTorch would write its whole base);
-* a dict subclass other than ``OrderedDict`` (``defaultdict``) comes back as a
-  plain ``dict``; the same list reached twice comes back as two lists.
+* the same list reached twice comes back as two lists.
 
-:func:`save` refuses anything else (a NumPy array, a lambda) with a
-``TypeError`` that names the type and where it sits in the object.  An object
-holding a whole ``nn.Module`` is pickled instead, as PyTorch does
-(``serialization_pickle.py``); loading it needs ``weights_only=False``, on purpose.
-Saving ``model.state_dict()`` needs no pickle.  :func:`load` refuses, with a
-``RuntimeError``, a file that is not one of ours, a damaged one, and PyTorch's
-own pickle-based files.
+An object that is not such data -- a whole ``nn.Module``, a NumPy array, a dataclass
+or ``argparse.Namespace`` of settings, a ``defaultdict``, a list that contains itself
+-- is pickled instead, whole, as PyTorch pickles everything (``serialization_pickle.py``);
+loading it needs ``weights_only=False``, on purpose, or its classes allowlisted with
+``torch.serialization.add_safe_globals``, as in PyTorch.  Saving ``model.state_dict()``
+and plain numbers needs no pickle.  :func:`load` refuses, with a ``RuntimeError``, a file
+that is not one of ours, a damaged one, and PyTorch's own pickle-based files.
 """
 from __future__ import annotations
 
@@ -78,14 +77,14 @@ from . import cuda, dtypes
 from .arrays import to_numpy, transfer
 from .device import CPU, as_device
 from .device import device as Device
-from .nn.modules.module import Module
 from .nn.parameter import Parameter
-from .serialization_pickle import PICKLE_FILE, holds_module, pickle_bytes, unpickle, weights_only_error
+from .serialization_pickle import (PICKLE_FILE, add_safe_globals, clear_safe_globals, get_safe_globals,
+                                   pickle_bytes, safe_globals, unpickle)
 from .size import Size
 from .tensor import Tensor
 from .version import __version__
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals"]
 
 FORMAT_NAME = "learntorch"
 FORMAT_VERSION = 3  # the newest this learntorch reads; 2 marks a pickled object (a whole Module)
@@ -102,6 +101,11 @@ MapLocation = Union[None, str, Device, Callable[[Tensor, str], Optional[Tensor]]
 
 
 # ============================================================================ saving
+class NotData(Exception):
+    """Raised by :class:`_Writer` at the first part of an object that the data format cannot hold
+    (then :func:`save` pickles the object instead)."""
+
+
 class _Writer:
     """Turns an object into the JSON tree and the list of tensors to write."""
 
@@ -130,12 +134,13 @@ class _Writer:
             return {"kind": "device", "name": str(obj)}
         if type(obj) in (bytes, bytearray):
             return {"kind": type(obj).__name__, "hex": obj.hex()}
+        if type(obj) is complex:
+            return {"kind": "complex", "parts": [self.encode(obj.real, path), self.encode(obj.imag, path)]}
         if type(obj) is set:  # (PyTorch's weights_only load takes sets back, not frozensets)
             return {"kind": "set", "items": [self.encode(v, f"{path}<set item>") for v in obj]}
-        if isinstance(obj, dict) or type(obj) in (list, tuple, Size):
+        if type(obj) is dict or isinstance(obj, OrderedDict) or type(obj) in (list, tuple, Size):
             if id(obj) in self._open:
-                raise ValueError(f"learntorch.save: {path} contains itself (a cyclic reference); "
-                                 "it cannot be saved")
+                raise NotData(f"{path} contains itself (a cyclic reference)")
             self._open.add(id(obj))
             try:
                 if isinstance(obj, dict):
@@ -152,15 +157,14 @@ class _Writer:
                 return {"kind": kind, "items": [self.encode(v, f"{path}[{i}]") for i, v in enumerate(obj)]}
             finally:
                 self._open.discard(id(obj))
-        raise TypeError(_unsupported(obj, path))
+        raise NotData(f"an object of type '{type(obj).__name__}' (at {path})")
 
     def encode_key(self, key: Any, path: str) -> Any:
         """Dict keys: numbers, strings, None, and tuples of those."""
         if key is None or type(key) in (bool, int, float, str) or (
                 type(key) is tuple and all(k is None or type(k) in (bool, int, float, str) for k in key)):
             return self.encode(key, path)
-        raise TypeError(f"learntorch.save cannot store a dict key of type '{type(key).__name__}' "
-                        f"(key {key!r} in {path}): keys must be str, int, float, bool, None or tuples of those")
+        raise NotData(f"a dict key of type '{type(key).__name__}' (in {path})")
 
     def _tensor(self, t: Tensor) -> int:
         index = self._ids.get(id(t))
@@ -233,20 +237,6 @@ def _layout_in(owner: np.ndarray, data: np.ndarray) -> Optional[tuple[int, list[
     return delta // size, strides
 
 
-def _unsupported(obj: Any, path: str) -> str:
-    name = type(obj).__name__
-    hint = ("learntorch.save stores tensors, numbers, strings, None, dtypes, devices and dicts, lists and "
-            "tuples of them")
-    if isinstance(obj, Module):
-        hint = "save the model's weights with learntorch.save(model.state_dict(), path) instead of the model"
-    elif hasattr(obj, "state_dict") and callable(obj.state_dict):
-        hint = f"save {name}.state_dict() instead of the object itself"
-    elif isinstance(obj, np.ndarray) or isinstance(obj, np.generic):
-        hint = ("convert NumPy data first: learntorch.from_numpy(array) for an array, .item() for a "
-                "NumPy scalar")
-    return f"learntorch.save cannot store an object of type '{name}' (at {path}): {hint}"
-
-
 def _file_dtype(dt: dtypes.dtype) -> np.dtype:
     """The NumPy dtype a tensor of ``dt`` is written as.  The ``.npy`` format has no bfloat16
     (it would write raw 2-byte records, ``V2``): a bfloat16 tensor is written as its bits, uint16,
@@ -292,11 +282,12 @@ def save(obj: Any, f: FileLike) -> None:
     """
     writer = _Writer()
     extra: dict = {}
-    if holds_module(obj):  # a whole model: pickled, as PyTorch does (see serialization_pickle.py)
+    try:
+        root, version = writer.encode(obj, "obj"), 1
+    except NotData:  # a whole model, a NumPy array, a config object: pickled, as PyTorch does
+        writer = _Writer()
         root, version = None, _PICKLE_VERSION
-        extra[PICKLE_FILE] = pickle_bytes(obj, writer._tensor)
-    else:
-        root, version = writer.encode(obj, "obj"), 1  # every TypeError comes before anything is written
+        extra[PICKLE_FILE] = pickle_bytes(obj, writer._tensor)  # (a pickling error comes before any write)
     writer.share_storages()
     manifest = {"format": FORMAT_NAME, "version": version, "learntorch_version": __version__,
                 "root": root, "tensors": writer.records}
@@ -397,6 +388,14 @@ class _Reader:
                 return (bytes if kind == "bytes" else bytearray).fromhex(node.get("hex"))
             except (TypeError, ValueError):
                 raise self.corrupt("a bytes entry without its hex digits") from None
+        if kind == "complex":
+            parts = node.get("parts")
+            if not (isinstance(parts, list) and len(parts) == 2):
+                raise self.corrupt("a complex entry without its two parts")
+            real, imag = (self.decode(v) for v in parts)
+            if type(real) is not float or type(imag) is not float:
+                raise self.corrupt("a complex entry whose parts are not floats")
+            return complex(real, imag)
         if kind == "float":
             value = node.get("value")
             if value not in ("nan", "inf", "-inf"):
@@ -610,8 +609,10 @@ def load(f: FileLike, map_location: MapLocation = None, weights_only: Optional[b
     the tensor to use (``None``: the default).
 
     ``weights_only`` matters only for a file holding a pickled object (``save(model)``
-    of a whole Module): such a file loads only with ``weights_only=False``, given on
-    purpose, as in PyTorch; anything else is data, and loads either way.
+    of a whole Module, a checkpoint holding a NumPy array or a config object): such a
+    file loads with ``weights_only=False``, given on purpose, or with the classes it
+    names allowlisted (``serialization.add_safe_globals``), as in PyTorch; anything else
+    is data, and loads either way.
     """
     if kwargs:
         raise TypeError(f"load() got unexpected keyword argument(s) {', '.join(map(repr, kwargs))}")
@@ -681,9 +682,9 @@ def _load_from(fh: BinaryIO, name: str, map_location: MapLocation, weights_only:
 
 def _load_pickled(zf: zipfile.ZipFile, manifest: dict, reader: "_Reader", name: str,
                   weights_only: Optional[bool]) -> Any:
-    """A pickled object (``torch.save(model)``): only with ``weights_only=False``, as PyTorch."""
-    if weights_only is not False:
-        raise weights_only_error(name)
+    """A pickled object (``torch.save(model)``, a checkpoint holding a config object): with
+    ``weights_only`` (the default), only trusted and allowlisted classes, as PyTorch."""
     if manifest["pickle"] != PICKLE_FILE or PICKLE_FILE not in zf.namelist():
         raise reader.corrupt(f"its manifest names a pickle {_short(manifest['pickle'])} that is not in the archive")
-    return unpickle(zf.read(PICKLE_FILE), lambda i: reader.decode({"kind": "tensor", "id": i}))
+    return unpickle(zf.read(PICKLE_FILE), lambda i: reader.decode({"kind": "tensor", "id": i}),
+                    weights_only is not False, name)
