@@ -113,6 +113,7 @@ from .autograd import functional as _autograd_functional  # noqa: E402,F401  (ja
 from . import amp  # noqa: E402
 from .amp import autocast  # noqa: E402
 from .compile import compile  # noqa: E402
+from . import jit  # noqa: E402  (TorchScript's names, accepted: nothing is compiled)
 from .matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
 from .amp import is_autocast_enabled, get_autocast_dtype  # noqa: E402
 from . import special  # noqa: E402

@@ -37,7 +37,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("ops", ("learntorch.ops",)),
     ("library", ("learntorch.creation", "learntorch.random_sampling", "learntorch.linalg", "learntorch.legacy",
                  "learntorch._tensor_methods", "learntorch.testing", "learntorch.backends",
-                 "learntorch.accelerator", "learntorch.amp", "learntorch.compile",
+                 "learntorch.accelerator", "learntorch.amp", "learntorch.compile", "learntorch.jit",
                  "learntorch.tensor_autograd_extras", "learntorch.autograd.functional", "learntorch.special",
                  "learntorch.distributions")),
     ("models", ("learntorch.nn", "learntorch.optim", "learntorch.utils", "learntorch.datasets",
