@@ -26,7 +26,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.function import Function
 from ..random import default_generator
-from .common import new_result
+from .common import check_kernel_dtype, new_result
 from .formula import TensorMath, array_math, differentiable_backward
 from .inplace import inplace as inplace_op
 from ..tensor import Tensor
@@ -50,7 +50,7 @@ def _softplus(m: Any, a: Any, beta: float, threshold: float) -> Any:
 
 
 def _activation(backward_name: str, forward: Callable[..., Any], derivative: Callable[..., Any],
-                second: Any = False, double_name: str = "") -> type:
+                second: Any = False, double_name: str = "", kernel: str = "", ints: bool = False) -> type:
     """A Function ``y = f(x; options)`` with ``dy/dx = derivative(m, x; options)``.
 
     Both formulas are written once against a namespace ``m`` (:mod:`.formula`): the
@@ -58,10 +58,14 @@ def _activation(backward_name: str, forward: Callable[..., Any], derivative: Cal
     backward must be differentiable.  By default it is ``grad * derivative`` on tensors
     (a ``MulBackward0`` node).  Where PyTorch has a node of its own for the backward
     (``LeakyReluBackwardBackward0`` ...), ``double_name`` names it and ``second`` gives
-    ``d²y/dx²`` (``None``: zero, the function is piecewise linear): see :func:`_backward_op`."""
+    ``d²y/dx²`` (``None``: zero, the function is piecewise linear): see :func:`_backward_op`.
+    ``kernel`` is PyTorch's kernel name, for the error on a dtype it does not take
+    (:func:`check_kernel_dtype`; ``ints``: integers are taken)."""
     double = _backward_op(double_name, derivative, second) if double_name else None
 
     def fwd(ctx, x: Tensor, inplace: bool = False, **options: Any) -> Tensor:
+        if kernel:
+            check_kernel_dtype(kernel, x, ints)
         m = array_math(x._backend.xp)
         with np.errstate(all="ignore"):
             out = m.xp.asarray(forward(m, x._data, **options)).astype(x._data.dtype, copy=False)
@@ -129,7 +133,7 @@ def _sigmoid_slope(m: Any, a: Any) -> Any:
 LeakyRelu = _activation("LeakyReluBackward0",
                         lambda m, a, slope: m.where(a > 0, a, a * slope),
                         lambda m, a, slope: m.where(a > 0, 1.0, slope),
-                        None, "LeakyReluBackwardBackward0")
+                        None, "LeakyReluBackwardBackward0", kernel="leaky_relu_cpu")
 Elu = _activation("EluBackward0",
                   lambda m, a, alpha, scale, input_scale: m.where(a > 0, a * scale,
                                                                   m.expm1(a * input_scale) * (alpha * scale)),
@@ -137,24 +141,24 @@ Elu = _activation("EluBackward0",
                       a > 0, scale, m.exp(a * input_scale) * (alpha * scale * input_scale)),
                   lambda m, a, alpha, scale, input_scale: m.where(
                       a > 0, 0.0, m.exp(a * input_scale) * (alpha * scale * input_scale * input_scale)),
-                  "EluBackwardBackward0")
+                  "EluBackwardBackward0", kernel="elu_cpu")
 Celu = _activation("CeluBackward0", Elu.forward_fn, Elu.derivative_fn,
                    lambda m, a, alpha, scale, input_scale: m.where(
                        a > 0, 0.0, m.exp(a * input_scale) * (alpha * scale * input_scale * input_scale)),
-                   "EluBackwardBackward0")  # (PyTorch's celu is an elu: its double backward says so)
+                   "EluBackwardBackward0", kernel="elu_cpu")  # (PyTorch's celu is an elu: so say its nodes)
 Silu = _activation("SiluBackward0",
                    lambda m, a: a * _sigmoid(m, a),
-                   lambda m, a: _sigmoid(m, a) * (1 + a * (1 - _sigmoid(m, a))))
+                   lambda m, a: _sigmoid(m, a) * (1 + a * (1 - _sigmoid(m, a))), kernel="silu_cpu")
 Mish = _activation("MishBackward0",
                    lambda m, a: a * m.tanh(_softplus(m, a, 1.0, 20.0)),
                    lambda m, a: m.tanh(_softplus(m, a, 1.0, 20.0))
-                   + a * _sigmoid(m, a) * (1 - m.tanh(_softplus(m, a, 1.0, 20.0)) ** 2))
+                   + a * _sigmoid(m, a) * (1 - m.tanh(_softplus(m, a, 1.0, 20.0)) ** 2), kernel="mish_cpu")
 Softplus = _activation("SoftplusBackward0",
                        lambda m, a, beta, threshold: _softplus(m, a, beta, threshold),
                        lambda m, a, beta, threshold: m.where(a * beta > threshold, 1.0, _sigmoid(m, a * beta)),
                        lambda m, a, beta, threshold: m.where(a * beta > threshold, 0.0,
                                                              _sigmoid_slope(m, a * beta) * beta),
-                       "SoftplusBackwardBackward0")
+                       "SoftplusBackwardBackward0", kernel="softplus_cpu")
 Hardtanh = _activation("HardtanhBackward0",
                        lambda m, a, lo, hi: m.clip(a, lo, hi),
                        lambda m, a, lo, hi: m.mask((a > lo) & (a < hi), a),
@@ -163,28 +167,28 @@ LogSigmoid = _activation("LogSigmoidBackward0",
                          lambda m, a: m.minimum(a, 0) - m.log1p(m.exp(-m.abs(a))),
                          lambda m, a: 1 - _sigmoid(m, a),
                          lambda m, a: -_sigmoid_slope(m, a),
-                         "LogSigmoidBackwardBackward0")
+                         "LogSigmoidBackwardBackward0", kernel="log_sigmoid_cpu")
 Hardsigmoid = _activation("HardsigmoidBackward0",
                           lambda m, a: m.clip(a / 6 + 0.5, 0, 1),
-                          lambda m, a: m.mask((a > -3) & (a < 3), a) / 6)
+                          lambda m, a: m.mask((a > -3) & (a < 3), a) / 6, kernel="hardsigmoid_cpu")
 Hardswish = _activation("HardswishBackward0",
                         lambda m, a: a * m.clip(a + 3, 0, 6) / 6,
                         lambda m, a: m.where(a <= -3, 0.0, m.where(a < 3, a / 3 + 0.5, 1.0)),
                         lambda m, a: m.mask((a > -3) & (a < 3), a) / 3,
-                        "HardswishBackwardBackward0")
+                        "HardswishBackwardBackward0", kernel="hardswish_cpu")
 Threshold = _activation("ThresholdBackward0",
                         lambda m, a, threshold, value: m.where(a > threshold, a, value),
                         lambda m, a, threshold, value: m.mask(a > threshold, a),
-                        None, "ThresholdBackwardBackward0")
+                        None, "ThresholdBackwardBackward0", kernel="threshold_cpu", ints=True)
 
 Hardshrink = _activation("HardshrinkBackward0",
                          lambda m, a, lambd: m.where(_inside(a, lambd), 0.0, a),
                          lambda m, a, lambd: m.mask(~_inside(a, lambd), a),
-                         None, "HardshrinkBackwardBackward0")
+                         None, "HardshrinkBackwardBackward0", kernel="hardshrink_cpu")
 Softshrink = _activation("SoftshrinkBackward0",
                          lambda m, a, lambd: m.where(a > lambd, a - lambd, m.where(a < -lambd, a + lambd, 0.0)),
                          lambda m, a, lambd: m.mask(~_inside(a, lambd), a),
-                         None, "SoftshrinkBackwardBackward0")
+                         None, "SoftshrinkBackwardBackward0", kernel="softshrink_check")
 
 
 def _inside(a: Any, lambd: float) -> Any:
@@ -242,6 +246,8 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    if input._dtype is dtypes.bool:  # (integers are clipped as they are)
+        raise RuntimeError("Bool inputs not supported for hardtanh")
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return _run(Hardtanh, input, inplace, lo=float(min_val), hi=float(max_val))
@@ -283,6 +289,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x - λ`` above λ, ``x + λ`` below -λ, 0 between: every value moves λ towards zero
     (the proximal step of the L1 penalty)."""
+    check_kernel_dtype("softshrink_check", input)
     if lambd < 0:
         raise RuntimeError(f"lambda must be in range [0, {np.finfo(input._dtype._np).max:g}] for input dtype "
                            f"{dtypes.SCALAR_NAMES.get(input._dtype.name, input._dtype.name)}, but found {lambd:g}")
@@ -329,6 +336,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     size = input.shape[dim]
     if size % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.dim()} is size {size}")
+    check_kernel_dtype("glu_cpu", input)
     return Glu.apply(input, dim=dim % input.dim())
 
 
@@ -368,6 +376,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     """Randomized leaky ReLU: random negative slopes in training (a regulariser), their mean in eval."""
     if not lower <= upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    check_kernel_dtype("leaky_relu_cpu", input)
     return _run(RreluWithNoise, input, inplace, lower=float(lower), upper=float(upper), training=bool(training))
 
 

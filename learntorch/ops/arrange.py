@@ -297,6 +297,10 @@ def meshgrid(*tensors: Tensor, indexing: Optional[str] = None) -> tuple:
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise ValueError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
+    for t in tensors:
+        if t.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got a "
+                               f"{t.ndim}-D tensor of shape {list(t.shape)}")
     ts = list(tensors)
     if indexing == "xy" and len(ts) >= 2:
         ts[0], ts[1] = ts[1], ts[0]

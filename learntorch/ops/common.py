@@ -14,7 +14,7 @@ from ..device import CPU
 from ..tensor import Tensor, _wrap_dim
 
 __all__ = ["infer_size", "binary_operands", "check_same_device", "wrap_dims", "wrap_dim", "sum_to", "as_index_tensor",
-           "new_result"]
+           "new_result", "check_kernel_dtype"]
 
 Number = Union[int, float, bool]
 
@@ -157,6 +157,15 @@ def wrapped_int(value: int, dt: dtypes.dtype) -> int:
 def new_result(data: Any, like: Tensor) -> Tensor:
     """Wrap an operation's array as a new tensor on ``like``'s device."""
     return Tensor._make(data, like._device)
+
+
+def check_kernel_dtype(kernel: str, x: Tensor, ints: bool = False) -> None:
+    """Many of PyTorch's kernels are written for floating-point numbers only (with ``ints``: for
+    integers too, but not for bools): another dtype is PyTorch's NotImplementedError naming the
+    kernel, where NumPy would compute ``silu`` of an int64 tensor in integers, or ``floor`` of a
+    bool."""
+    if not x._dtype.is_floating_point and not (ints and x._dtype is not dtypes.bool):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtypes.type_name(x._dtype)}'")
 
 
 def row_major(xp: Any, data: Any) -> Any:

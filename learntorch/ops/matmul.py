@@ -491,6 +491,9 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
                            f"{x2.shape[-1]}")
     if p < 0:
         raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
+    for name, x in (("X1", x1), ("X2", x2)):
+        if not x.is_floating_point():
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {dtypes.type_name(x._dtype)}")
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
     return _Cdist.apply(diff, float(p), -1, False)
 
@@ -499,7 +502,11 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """``‖input - other‖_p`` over all elements (after broadcasting)."""
     require_tensor("dist", "input", input)
     require_tensor("dist", "other", other, 2)  # (``input - other`` would take a number)
-    return _Dist.apply(input - other, float(p), None, False)
+    difference = input - other
+    if not difference.is_floating_point():  # (a norm of integers: PyTorch's error)
+        raise RuntimeError("norm(): input dtype should be either floating point or complex. Got "
+                           f"{dtypes.type_name(difference._dtype)} instead.")
+    return _Dist.apply(difference, float(p), None, False)
 
 
 class _Dist(VectorNorm):

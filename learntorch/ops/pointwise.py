@@ -21,7 +21,7 @@ from ..device import device
 from ..arrays import for_device, transfer
 from ..tensor import Tensor, _parse_to
 from ..tensor_arguments import require_tensor
-from .common import binary_operands, infer_size, new_result, number_operand, sum_to
+from .common import binary_operands, check_kernel_dtype, infer_size, new_result, number_operand, sum_to
 
 __all__ = ["add", "sub", "rsub", "mul", "div", "rdiv", "neg", "pow", "rpow", "exp", "log", "sqrt", "abs",
            "sin", "cos", "tanh", "sigmoid", "relu", "clamp", "reciprocal", "maximum", "minimum", "where",
@@ -91,15 +91,27 @@ class Add(Function):
                 _grad_for(gb, mb) if ctx.needs_input_grad[1] else None)
 
 
+def check_bool_subtraction(a: Any, b: Any) -> None:
+    """PyTorch refuses ``-`` when a bool tensor takes part: ``1 - mask`` is usually meant to invert
+    the mask (``~mask``), and ``mask_a - mask_b`` to tell the masks apart (``^``)."""
+    a_bool = type(a) is bool or getattr(a, "_dtype", None) is dtypes.bool
+    b_bool = type(b) is bool or getattr(b, "_dtype", None) is dtypes.bool
+    if not (a_bool or b_bool):
+        return
+    if a_bool and b_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use "
+                           "the `^` or `logical_xor()` operator instead.")
+    raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                       "invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
 class Sub(Function):
     _backward_name = "SubBackward0"
     _scalar_edges = True
 
     @staticmethod
     def forward(ctx, a: Tensor, b: Any, alpha: Any = 1) -> Tensor:
-        if a._dtype is dtypes.bool and isinstance(b, Tensor) and b._dtype is dtypes.bool:
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use "
-                               "the `^` or `logical_xor()` operator instead.")
+        check_bool_subtraction(a, b)
         xa, xb, _ = binary_operands(a, b)
         ctx.metas, ctx.alpha = (_meta(a), _meta(b)), alpha
         if alpha == 1:
@@ -130,6 +142,7 @@ class Rsub(Function):
 
     @staticmethod
     def forward(ctx, a: Tensor, b: Any) -> Tensor:
+        check_bool_subtraction(b, a)
         xa, xb, _ = binary_operands(a, b)
         ctx.meta = _meta(a)
         return new_result(xb - xa, a)
@@ -504,8 +517,8 @@ def _unary(name: str, backward_name: str, forward_fn: Any, derivative: Any, save
     def forward(ctx, x: Tensor) -> Tensor:
         data = x._data
         if not x._dtype.is_floating_point:
-            if name == "Abs" and x._dtype is dtypes.bool:  # (PyTorch has no abs kernel for bool)
-                _refuse_bool(x, "abs_cpu")
+            if name == "Abs":  # (PyTorch has no abs kernel for bool)
+                check_kernel_dtype("abs_cpu", x, ints=True)
             if name not in ("Abs", "Neg", "Relu", "Sign"):
                 data = x._backend.xp.astype(data, x._backend.dtype(dtypes.get_default_dtype()))
         if quiet:  # tanh and abs cannot raise a floating-point warning, sigmoid silences its own: no guard (1-2 µs)
@@ -887,12 +900,6 @@ class CopyFrom(Function):
         return Tensor._zeros(grad.shape, grad._dtype, grad._device), g
 
 
-def _refuse_bool(input: Tensor, kernel: str) -> None:
-    """PyTorch's error for an operation that has no kernel for bool tensors (``abs``, ``floor`` …)."""
-    if input._dtype is dtypes.bool:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
-
-
 def _sign_kernel(xp: Any, a: Any) -> Any:
     """-1, 0 or 1; as in PyTorch, the sign of nan is 0 (NumPy's is nan) and a bool stays itself."""
     if a.dtype == bool:
@@ -908,17 +915,17 @@ def sign(input: Tensor) -> Tensor:
 
 
 def floor(input: Tensor) -> Tensor:
-    _refuse_bool(input, "floor_vml_cpu")
+    check_kernel_dtype("floor_vml_cpu", input, ints=True)
     return _Floor.apply(input, lambda xp, a: xp.floor(a))
 
 
 def ceil(input: Tensor) -> Tensor:
-    _refuse_bool(input, "ceil_vml_cpu")
+    check_kernel_dtype("ceil_vml_cpu", input, ints=True)
     return _Ceil.apply(input, lambda xp, a: xp.ceil(a))
 
 
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
-    _refuse_bool(input, "round_vml_cpu")
+    check_kernel_dtype("round_vml_cpu", input, ints=True)
     if decimals:
         scale = 10.0 ** decimals
         return _RoundDecimals.apply(input, lambda xp, a: xp.round(a * scale) / scale)
@@ -930,12 +937,12 @@ def round_decimals(input: Tensor, decimals: int = 0) -> Tensor:
     ``torch.special.round`` calls it."""
     if decimals:
         return round(input, decimals=decimals)
-    _refuse_bool(input, "round_vml_cpu")
+    check_kernel_dtype("round_vml_cpu", input, ints=True)
     return _RoundDecimals.apply(input, lambda xp, a: xp.round(a))
 
 
 def trunc(input: Tensor) -> Tensor:
-    _refuse_bool(input, "trunc_vml_cpu")
+    check_kernel_dtype("trunc_vml_cpu", input, ints=True)
     return _Trunc.apply(input, lambda xp, a: xp.trunc(a))
 
 
@@ -1167,6 +1174,7 @@ class LerpTensorWeight(Lerp):
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     """``input + weight·(end - input)``: linear interpolation (as PyTorch computes it, see
     :func:`_lerp_kernel`).  ``end`` and a tensor ``weight`` must have ``input``'s dtype."""
+    check_kernel_dtype("lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar", input)
     for name, other in (("end", end), ("weight", weight)):
         if isinstance(other, Tensor) and other._dtype is not input._dtype:
             raise RuntimeError(f"expected dtype {dtypes.c_type_name(input._dtype)} for `{name}` but got dtype "
@@ -1180,7 +1188,7 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
 
 def frac(input: Tensor) -> Tensor:
     """The fractional part, with the sign of the input: ``x - trunc(x)``."""
-    _refuse_bool(input, "frac_cpu")
+    check_kernel_dtype("frac_cpu", input)  # (integers have no fraction to take: refused too)
     return input - trunc(input)
 
 

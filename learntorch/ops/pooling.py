@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence, Union
 
+from .common import check_kernel_dtype
 from .pooling_nd import (adaptive_avg_pool_nd, adaptive_max_pool_nd, avg_pool_nd, max_pool_nd, max_unpool_nd,
                          pool_args, unpool_output_size)
 from ..tensor import Tensor
@@ -62,6 +63,7 @@ def max_pool1d(input: Tensor, kernel_size: IntOrOne, stride: Optional[IntOrOne] 
     if input.dim() not in (2, 3):
         raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
                            f"input, but got:{list(input.shape)}")
+    check_kernel_dtype("max_pool1d_impl", input)
     k = single(kernel_size, "kernel_size")
     s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else single(stride)
     p, d = single(padding), single(dilation)

@@ -12,7 +12,7 @@ from typing import Any
 from ..autograd.function import Function
 from ..tensor import Tensor
 from .common import binary_operands, new_result, sum_to
-from .pointwise import Sub
+from .pointwise import Sub, check_bool_subtraction
 
 __all__ = ["rsub"]
 
@@ -28,6 +28,7 @@ class RsubScalar(Function):
 
     @staticmethod
     def forward(ctx, a: Tensor, number: Any = 0, alpha: Any = 1) -> Tensor:
+        check_bool_subtraction(number, a)
         xa, xb, _ = binary_operands(a, number)
         ctx.alpha, ctx.shape = alpha, tuple(a.shape)
         return new_result(xb - xa if alpha == 1 else xb - xa * alpha, a)

@@ -20,7 +20,7 @@ from ..arrays import to_numpy, transfer
 from ..autograd.function import Function
 from ..device import CPU
 from ..tensor import Tensor, _wrap_dim
-from .common import new_result, numpy_aliases, wrap_dims
+from .common import check_kernel_dtype, new_result, numpy_aliases, wrap_dims
 from .index_writes import put
 from .indexing import scatter_into_zeros
 from . import pointwise
@@ -39,6 +39,7 @@ nanmedian_result, mode_result = _return_type("nanmedian"), _return_type("mode")
 def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Any:
     """The middle value; for an even count the *lower* of the two middle values (PyTorch's rule,
     unlike NumPy's average).  With ``dim``: ``(values, indices)``."""
+    check_kernel_dtype("median_cpu" if dim is None else "median_out", input, ints=True)
     if dim is None:
         if input.numel() == 0:  # PyTorch: the median of nothing is nan
             return Tensor._make(input._backend.xp.asarray(float("nan"), dtype=input._data.dtype), input._device)
@@ -57,6 +58,7 @@ def _check_nonempty_dim(name: str, input: Tensor, dim: int) -> None:
 @numpy_aliases
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     """The ``k``-th smallest value along ``dim`` and its index."""
+    check_kernel_dtype("kthvalue_cpu", input, ints=True)
     dim = _wrap_dim(dim, max(input.dim(), 1))
     _check_nonempty_dim("kthvalue", input, dim)
     if not 1 <= k <= (input.shape[dim] if input.dim() else 1):
@@ -173,7 +175,10 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
 
 @numpy_aliases
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    """The mean of the non-NaN values."""
+    """The mean of the non-NaN values (of floating-point numbers: integers have no NaN)."""
+    if not input.is_floating_point():
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{dtypes.type_name(input._dtype)}")
     count = (~input.isnan()).sum() if dim is None else (~input.isnan()).sum(dim, keepdim=keepdim)
     return nansum(input, dim, keepdim, dtype=dtype) / count
 
@@ -444,6 +449,7 @@ class MedianAll(NanmedianAll):
 def nanmedian(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Any:
     """:func:`median` of the non-NaN values (the lower middle one for an even count); NaN only
     where a slice is all NaN.  With ``dim``: ``(values, indices)``."""
+    check_kernel_dtype("median_cpu" if dim is None else "median_out", input, ints=True)
     if dim is None:
         return NanmedianAll.apply(input)
     d = _wrap_dim(dim, input.dim())

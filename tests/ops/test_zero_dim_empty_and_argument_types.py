@@ -248,3 +248,65 @@ def test_the_corners_run_on_a_logical_cuda_device(logical: object) -> None:
             results.append(_describe(tuple(o.cpu() for o in out) if isinstance(out, tuple) and expr != "e.stride()"
                                      else out.cpu() if hasattr(out, "cpu") else out))
         _assert_same(results[1], results[0], expr)
+
+
+# A dtype the PyTorch kernel has no code for: refused, with PyTorch's error type (NumPy would compute it).
+WRONG_DTYPES = """b - 1
+1 - b
+b - 1.5
+i - b
+i - True
+b - True
+torch.sub(b, 1)
+torch.rsub(b, 1)
+F.leaky_relu(i)
+F.elu(b)
+F.selu(i)
+F.celu(i)
+F.silu(i)
+F.mish(b)
+F.softplus(i)
+F.logsigmoid(i)
+F.hardsigmoid(i)
+F.hardswish(b)
+F.hardshrink(i)
+F.softshrink(i)
+F.rrelu(i)
+F.glu(i.reshape(1, 4))
+F.hardtanh(b)
+F.relu6(b)
+F.threshold(b, 0.1, 0.2)
+F.elu_(i.clone())
+torch.nanmean(i)
+i.nanmean()
+torch.lerp(i, i, 0.5)
+torch.lerp(b, b, 0.5)
+i.frac()
+torch.median(b)
+torch.median(b, 0)
+torch.nanmedian(b)
+torch.kthvalue(b, 1)
+torch.meshgrid(f.reshape(2, 2), f, indexing='ij')
+F.max_pool1d(i.reshape(1, 1, 4), 2)
+torch.dist(i, i)
+torch.cdist(i.reshape(1, 4), i.reshape(1, 4).float())""".splitlines()
+
+
+@needs_torch
+@pytest.mark.parametrize("expr", WRONG_DTYPES)
+def test_a_dtype_the_kernel_does_not_take_is_refused_as_in_pytorch(expr: str) -> None:
+    names = dict(b=lambda lib: lib.tensor([True, False, True, True]), i=lambda lib: lib.tensor([1, -2, 3, 4]),
+                 f=lambda lib: lib.tensor([1.0, 2.0, 3.0, 4.0]))
+    expected = _outcome(torch, TF, expr, **names)
+    assert isinstance(expected, str), f"the list is wrong: torch accepts {expr}"
+    assert _outcome(lt, LF, expr, **names) == expected
+
+
+@needs_torch
+@pytest.mark.parametrize("expr", ["i - 1", "1 - i", "i - i", "f - True", "i + True", "~b", "b ^ b", "F.hardtanh(i)",
+                                  "F.threshold(i, 1, 0)", "F.relu(i)", "i.abs()", "i.floor()", "torch.median(i)",
+                                  "torch.kthvalue(i, 2)", "i.float().nanmean()", "torch.lerp(f, f, 0.5)"])
+def test_the_dtypes_the_kernels_do_take_still_work(expr: str) -> None:
+    names = dict(b=lambda lib: lib.tensor([True, False, True, True]), i=lambda lib: lib.tensor([1, -2, 3, 4]),
+                 f=lambda lib: lib.tensor([1.0, 2.0, 3.0, 4.0]))
+    _assert_same(_outcome(lt, LF, expr, **names), _outcome(torch, TF, expr, **names), expr)
