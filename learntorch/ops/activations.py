@@ -188,7 +188,7 @@ Hardshrink = _activation("HardshrinkBackward0",
 Softshrink = _activation("SoftshrinkBackward0",
                          lambda m, a, lambd: m.where(a > lambd, a - lambd, m.where(a < -lambd, a + lambd, 0.0)),
                          lambda m, a, lambd: m.mask(~_inside(a, lambd), a),
-                         None, "SoftshrinkBackwardBackward0", kernel="softshrink_check")
+                         None, "SoftshrinkBackwardBackward0")  # (softshrink() checks the dtype first: before lambd)
 
 
 def _inside(a: Any, lambd: float) -> Any:
