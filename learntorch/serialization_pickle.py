@@ -84,14 +84,17 @@ class safe_globals:
         _SAFE_GLOBALS.update(self._before)
 
 
+# The globals a weights_only load takes without an allowlist, as PyTorch's does (and every dtype)
+_TRUSTED = {("collections", "OrderedDict"): OrderedDict, ("collections", "Counter"): Counter,
+            ("builtins", "complex"): complex, ("builtins", "set"): set,
+            ("learntorch.size", "Size"): Size, ("learntorch.device", "device"): device}
+
+
 def _trusted(module: str, name: str) -> Optional[Any]:
-    """The globals a weights_only load takes without an allowlist, as PyTorch's does: its own
-    data types, looked up without importing anything new."""
+    """A trusted global, looked up without importing anything new; None if it is not one."""
     if module == "learntorch.dtypes" and isinstance(getattr(dtypes, name, None), dtypes.dtype):
         return getattr(dtypes, name)
-    return {("collections", "OrderedDict"): OrderedDict, ("collections", "Counter"): Counter,
-            ("builtins", "complex"): complex, ("builtins", "set"): set,
-            ("learntorch.size", "Size"): Size, ("learntorch.device", "device"): device}.get((module, name))
+    return _TRUSTED.get((module, name))
 
 
 class _Pickler(pickle.Pickler):

@@ -64,10 +64,10 @@ _EXPECTED = {"int": "int", "float": "float", "bool": "bool", "ints": "tuple of i
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
-def tensor_slots(fn: Callable, numbers: bool = True) -> tuple[tuple[str, Optional[int], str], ...]:
+def tensor_slots(fn: Callable) -> tuple[tuple[str, Optional[int], str], ...]:
     """``(name, position or None, kind)`` of each parameter of ``fn`` whose type is checked:
-    those that take tensors (``*tensors: Tensor`` too, kind "tensors"), and, with ``numbers``,
-    those annotated an int, a float, a ``Number``, a bool, a tuple of ints or a dtype."""
+    those that take tensors (``*tensors: Tensor`` too, kind "tensors"), and those annotated an
+    int, a float, a ``Number``, a bool, a tuple of ints or a dtype."""
     try:
         params = list(inspect.signature(fn).parameters.values())
     except (TypeError, ValueError):  # a builtin without a signature: nothing to check
@@ -77,7 +77,7 @@ def tensor_slots(fn: Callable, numbers: bool = True) -> tuple[tuple[str, Optiona
         kind = _KINDS.get(p.annotation) if isinstance(p.annotation, str) else None
         if kind == "tensor" and p.kind is inspect.Parameter.VAR_POSITIONAL:
             kind = "tensors"
-        if kind is None or (not numbers and kind not in _TENSOR_KINDS):
+        if kind is None:
             continue
         slots.append((p.name, i if p.kind in _POSITIONAL or kind == "tensors" else None, kind))
     return tuple(slots)
