@@ -34,18 +34,18 @@ from .legacy import BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor
 from .ops.indexing import gather, index_select, masked_fill, masked_select, nonzero, take_along_dim
 from .ops.matmul import addmm, bmm, dot, matmul, mm, mv, outer
 from .ops.matmul import addbmm, addmv, baddbmm, cdist, dist, inner, kron, tensordot, vdot
-from .ops.linalg_decomp import cholesky, det
+from .ops.linalg_decomp import det
 from .ops.linalg_decomp import torch_slogdet as slogdet
 from .linalg import inverse, legacy_cross as cross, legacy_svd as svd, logdet, matrix_power, pinverse
-from .linalg import (householder_product as orgqr, legacy_lu as lu, legacy_lu_solve as lu_solve,
-                     legacy_vander as vander, lu_unpack, matrix_exp, triangular_solve)
+from .linalg import (householder_product as orgqr, legacy_cholesky as cholesky, legacy_lu as lu,
+                     legacy_lu_solve as lu_solve, legacy_vander as vander, lu_unpack, matrix_exp, triangular_solve)
 from .ops.pointwise import (bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
                             bitwise_xor)
 from .ops.shape import atleast_1d, atleast_2d, atleast_3d, dstack, tensor_split
 from .ops.indexing import argwhere
 from .ops.reduction import aminmax
 from .ops.sorting import msort
-from .dtypes import can_cast, result_type
+from .dtypes import can_cast
 from .ops.pointwise import (abs, add, ceil, clamp, cos, div, exp, exp2, expm1, floor, floor_divide, isfinite,
                             isinf, isnan, log, log1p, log2, log10, logical_not, maximum, minimum, mul, neg, pow,
                             reciprocal, relu, remainder, round, rsqrt, sigmoid, sign, sin, sqrt, square, sub, tanh,
@@ -53,8 +53,9 @@ from .ops.pointwise import (abs, add, ceil, clamp, cos, div, exp, exp2, expm1, f
 from .ops.reduction import (all, amax, amin, any, argmax, argmin, count_nonzero, cumsum, logsumexp, max, mean, min,
                             prod, std, sum, var)
 from .linalg import legacy_norm as norm
-from .ops.shape import (broadcast_to, cat, chunk, flatten, flip, hstack, movedim, narrow, permute, reshape, split,
+from .ops.shape import (broadcast_to, cat, chunk, flatten, flip, hstack, movedim, narrow, split,
                         squeeze, stack, t, transpose, unbind, unflatten, unsqueeze, vstack)
+from .ops.one_shape import permute, reshape  # (the shape as one tuple; the methods take the sizes one by one too)
 from .ops.sorting import argsort, sort, topk
 # beyond the notes: more of torch's functions that PyTorch programs call (also Tensor methods)
 from .creation import bernoulli, logspace, multinomial
@@ -139,7 +140,7 @@ concat = concatenate = cat
 clip = clamp
 divide = true_divide = div
 multiply = mul
-subtract = sub
+from .ops.pointwise import subtract  # noqa: E402  (its third argument is alpha: not quite sub)
 negative = neg
 swapaxes = transpose
 swapdims = transpose
@@ -200,6 +201,12 @@ def allclose(input: Tensor, other: Tensor, rtol: _dtypes.builtins.float = 1e-05,
 def isclose(input: Tensor, other: Tensor, rtol: _dtypes.builtins.float = 1e-05, atol: _dtypes.builtins.float = 1e-08,
             equal_nan: _dtypes.builtins.bool = False) -> Tensor:
     return input.isclose(other, rtol, atol, equal_nan)
+
+
+def result_type(tensor: object, other: object) -> _dtypes.dtype:
+    """The dtype of an elementwise operation on two operands (tensors or numbers).  (The package's
+    own ``dtypes.result_type`` takes any number of them; PyTorch's function takes two.)"""
+    return _dtypes.result_type(tensor, other)
 
 
 def equal(input: Tensor, other: Tensor) -> _dtypes.builtins.bool:
@@ -291,8 +298,8 @@ del _name
 # PyTorch's TypeError for a non-tensor where a tensor is needed (``torch.exp([1.0])``), or a float
 # where an int is (``torch.softmax(x, 1.0)``), on every function of this namespace; a function that
 # is not the one pickle would find is renamed so it is.
-from .tensor_arguments import check_namespace as _check_namespace  # noqa: E402
+from .tensor_arguments import CHECKED_FIRST as _CHECKED_FIRST, check_namespace as _check_namespace  # noqa: E402
 
 _check_namespace(globals(), __name__, [_n for _n in list(globals()) if not _n.startswith("_")],
                  attribute_errors="norm split stft tensordot unravel_index",  # (PyTorch's own Python)
-                 checked_first="eye linspace logspace tril_indices triu_indices")  # (they would truncate a float)
+                 checked_first=_CHECKED_FIRST)  # (they would truncate a float, or take an int for a flag)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
@@ -29,10 +29,10 @@ from .ops import pointwise_extra, tensor_info  # (their own sections of the tabl
 from .ops import special_ops  # (igamma, igammac, mvlgamma and their in-place forms)
 from .ops import bucketing, index_writes, reshaping, scans
 from .ops import index_reduce, python_map, strided, view_scatter
-from .ops.common import binary_operands, new_result
+from .ops.common import Number, binary_operands, new_result
 from .cuda import cupy_or_none
 from .ops.inplace import inplace
-from .tensor_arguments import require_tensor, tensor_checked
+from .tensor_arguments import CHECKED_FIRST, require_tensor, tensor_checked
 from .tensor import (Tensor, _count_device_memory, check_memory_format, contiguous_format, format_strides,
                      laid_out, preserve_format)
 
@@ -43,13 +43,18 @@ warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"learntorch\.
 
 def _binary_inplace(op: Callable, array_op: Optional[Callable] = None) -> Callable:
     takes_alpha = array_op in (np.add, np.subtract)  # mul_/div_ have no alpha: the general rule says so
+    name = op.__name__ + "_"
 
-    def method(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
+    def method(self: Tensor, other: Any, *alpha_other: Any, **kwargs: Any) -> Tensor:
+        if alpha_other:  # ``x.add_(alpha, other)``: PyTorch's deprecated order, with a number first
+            if not takes_alpha:
+                raise TypeError(f"{name}() takes 1 positional argument but {1 + len(alpha_other)} were given")
+            other, kwargs["alpha"] = pointwise.alpha_first(name, other, alpha_other, True, kwargs.get("alpha", 1))
         if (array_op is not None and (takes_alpha or not kwargs)
                 and _update_arrays(self, other, array_op, **kwargs)):
             return self
         return inplace(self, op, other, **kwargs)
-    method.__name__ = op.__name__ + "_"
+    method.__name__ = name
     return method
 
 
@@ -108,7 +113,7 @@ def _zero_(self: Tensor) -> Tensor:
     return _fill_(self, 0, _node=pointwise.Zero)
 
 
-def _fill_(self: Tensor, value: Any, _node: Any = pointwise.Fill) -> Tensor:
+def _fill_(self: Tensor, value: Any, *, _node: Any = pointwise.Fill) -> Tensor:
     """Set every element to ``value`` in place; the old values get no gradient."""
     if isinstance(value, Tensor):
         value = value.item()
@@ -129,6 +134,8 @@ def _copy_(self: Tensor, src: Union[Tensor, float], non_blocking: bool = False) 
         src = creation.tensor(src, device=self._device)
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+    if non_blocking is not False and type(non_blocking) is not bool:  # (x.copy_(y, z) would take z for a flag)
+        raise TypeError(f"copy_(): argument 'non_blocking' must be bool, not {type(non_blocking).__name__}")
     return inplace(self, pointwise.CopyFrom.apply, src)
 
 
@@ -236,21 +243,23 @@ def _to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return _in_layout(out, array)
 
 
-def _new_tensor(self: Tensor, data: Any, dtype: Any = None, device: Any = None,
+def _new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None,
                 requires_grad: bool = False) -> Tensor:
     return creation.tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
-def _new_filled(fill: Any) -> Callable:
+def _new_filled(fill: Any, name: str) -> Callable:
     def method(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
                requires_grad: bool = False) -> Tensor:
+        if not size:  # (``x.new_zeros(())`` is the 0-d tensor; no size at all is a mistake, as in PyTorch)
+            raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
         value = fill if fill is not None else 0
         return creation.full(shape._shape_arg(size), value, dtype=dtype or self.dtype, device=device or self.device,
                     requires_grad=requires_grad)
     return method
 
 
-def _new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+def _new_full(self: Tensor, size: Sequence[int], fill_value: Number, *, dtype: Any = None, device: Any = None,
               requires_grad: bool = False) -> Tensor:
     return creation.full(tuple(size), fill_value, dtype=dtype or self.dtype, device=device or self.device,
                 requires_grad=requires_grad)
@@ -260,6 +269,8 @@ def _uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, *, generator: Any = 
     """Fill with U(a, b) numbers from the same stream as PyTorch's CPU generator, in the
     order of the tensor's memory (``random.fill_in_memory_order``: a transposed tensor
     takes them as PyTorch's loop does)."""
+    if type(a) is not float or type(b) is not float:  # (PyTorch's parser: numbers, or 0-d tensors)
+        a, b = creation.float_argument("uniform_", "from", 1, a), creation.float_argument("uniform_", "to", 2, b)
     gen = generator or random.default_generator
     return random.fill_in_memory_order(self, lambda shape: gen.uniform(shape, self._dtype._np, a, b))
 
@@ -268,10 +279,28 @@ def _normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: An
     """Fill with N(mean, std²) numbers, in memory order.  A tensor that is not contiguous gets
     them one element at a time (ATen's vectorised blocks of 16 need contiguous memory), so
     ``x.t().normal_()`` is not ``x.normal_()`` transposed even for the same numbers."""
+    if type(mean) is not float or type(std) is not float:  # (PyTorch's parser: numbers, or 0-d tensors)
+        mean = creation.float_argument("normal_", "mean", 1, mean)
+        std = creation.float_argument("normal_", "std", 2, std)
     gen = generator or random.default_generator
     elementwise = not self.is_contiguous()
     return random.fill_in_memory_order(
         self, lambda shape: gen.normal(shape, self._dtype._np, mean, std, elementwise=elementwise))
+
+
+def _shaped_as(op: Callable, name: str) -> Callable:
+    """``x.view_as(other)`` is ``x.view(other.shape)`` (``reshape_as``, ``expand_as`` alike).  An
+    ``other`` with no shape (``x.view_as([2, 3])``) is PyTorch's TypeError, found only once the
+    call failed: a wrapper (tensor_arguments.py) would cost these hot methods a call."""
+    def method(self: Tensor, other: Any) -> Tensor:
+        try:
+            size = other.shape
+        except AttributeError:
+            require_tensor(name, "other", other)
+            raise
+        return op(self, tuple(size))
+    method.__name__ = name
+    return method
 
 
 def _softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
@@ -359,6 +388,10 @@ def _T(self: Tensor) -> Tensor:
 
 
 def _mT(self: Tensor) -> Tensor:
+    if self.ndim == 0:  # PyTorch's deprecated identity, with a warning once per process
+        warn_always.warn_once("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these "
+                              "cases.", UserWarning)
+        return self
     if self.ndim < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got {self.ndim}-D tensor.")
     return shape.transpose(self, -2, -1)
@@ -451,7 +484,12 @@ def _sizes_method(fn: Callable) -> Callable:
 def _resize_(self: Tensor, *sizes: Any) -> Tensor:
     """Give the tensor a new shape in place; with more elements than before the new ones are
     uninitialised in PyTorch (zeros here).  Prefer ``reshape``/``view``; this is a low-level tool."""
+    if not sizes:
+        raise TypeError('resize_() missing 1 required positional arguments: "size"')
     size = shape._shape_arg(sizes)
+    negative = [s for s in size if s < 0]
+    if negative:  # (PyTorch's words are "numel: integer multiplication overflow"; these are torch.empty's)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {negative[0]}: {list(size)}")
     if self._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
     xp = self._backend.xp
@@ -474,8 +512,8 @@ def _resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None
     return _resize_(self, tuple(the_template.shape))
 
 
-def _new_empty_strided(self: Tensor, size: Any, stride: Any, *, dtype: Any = None, device: Any = None,
-                       requires_grad: bool = False, **unused: Any) -> Tensor:
+def _new_empty_strided(self: Tensor, size: Sequence[int], stride: Sequence[int], *, dtype: Any = None,
+                       device: Any = None, requires_grad: bool = False, **unused: Any) -> Tensor:
     return creation.empty_strided(size, stride, dtype=dtype or self.dtype, device=device or self.device,
                                   requires_grad=requires_grad)
 
@@ -496,6 +534,17 @@ def _one_table(*sections: Any) -> dict:
     return table
 
 
+# Methods that take only numbers, yet have their numbers checked once a call failed, as the methods
+# that take a tensor do (``tensor_arguments.py``): ``x.cummax(2.5)`` and ``x.topk(x)`` are PyTorch's
+# TypeError, not the IndexError or RuntimeError met further in.  None is on a model's hot path (the
+# wrapper costs a call); ``view``, ``softmax``, ``unsqueeze``, ``mean`` ... keep their own checks.
+_NUMBERS_CHECKED = frozenset("""
+cummax cummin logcumsumexp diagonal median nanmedian mode kthvalue topk quantile nanquantile std var select unbind
+fill_diagonal_ hardshrink pinverse new_full new_empty_strided
+movedim moveaxis tensor_split nanmean
+""".split())
+
+
 def _install(cls: type, table: dict) -> None:
     """Attach every method of ``table`` to ``cls``: the one place where methods are set.
 
@@ -507,12 +556,14 @@ def _install(cls: type, table: dict) -> None:
         if name in cls.__dict__:
             raise RuntimeError(f"Tensor method {name!r} is defined both in the Tensor class and in the method table")
         if inspect.isfunction(fn) and not name.startswith("__"):
-            fn = tensor_checked(fn, name, method=True)
+            # (an in-place form is checked as its function is: ``x.tril_(2.5)`` as ``x.tril(2.5)``)
+            first = name in CHECKED_FIRST or (name.endswith("_") and name[:-1] in CHECKED_FIRST)
+            fn = tensor_checked(fn, name, method=True, first=first, numbers=name in _NUMBERS_CHECKED)
         setattr(cls, name, fn)
 
 
 _ARITHMETIC = dict(
-    add=pointwise.add, sub=pointwise.sub, subtract=pointwise.sub, mul=pointwise.mul,
+    add=pointwise.add_method, sub=pointwise.sub_method, subtract=pointwise.subtract_method, mul=pointwise.mul,
     multiply=pointwise.mul, div=pointwise.div, divide=pointwise.div, true_divide=pointwise.div,
     pow=pointwise.pow, neg=pointwise.neg, negative=pointwise.neg, exp=pointwise.exp,
     log=pointwise.log, sqrt=pointwise.sqrt, abs=pointwise.abs, sin=pointwise.sin,
@@ -546,9 +597,8 @@ _OPERATIONS = dict(
     repeat=shape.repeat, contiguous=_contiguous, movedim=shape.movedim,
     broadcast_to=_sizes_method(shape.broadcast_to), tile=_sizes_method(arrange.tile), sum_to_size=shape.sum_to_size,
     swapdims=shape.transpose, tensor_split=shape.tensor_split, ravel=lambda self: shape.flatten(self),
-    view_as=lambda self, other: shape.view(self, tuple(other.shape)),
-    reshape_as=lambda self, other: shape.reshape(self, tuple(other.shape)),
-    expand_as=lambda self, other: shape.expand(self, tuple(other.shape)),
+    view_as=_shaped_as(shape.view, "view_as"), reshape_as=_shaped_as(shape.reshape, "reshape_as"),
+    expand_as=_shaped_as(shape.expand, "expand_as"),
     type_as=_type_as,
     # products, sorting, indexing
     matmul=matmul.matmul, mm=matmul.mm, bmm=matmul.bmm, dot=matmul.dot, mv=matmul.mv,
@@ -558,12 +608,13 @@ _OPERATIONS = dict(
     take_along_dim=indexing.take_along_dim, argwhere=indexing.argwhere, msort=sorting.msort,
     aminmax=reduction.aminmax, addmv=matmul.addmv, baddbmm=matmul.baddbmm, addbmm=matmul.addbmm,
     inner=matmul.inner, kron=matmul.kron, dist=matmul.dist, tensordot=matmul.tensordot,
-    inverse=linalg_decomp.inv, det=linalg_decomp.det, cholesky=linalg_decomp.cholesky,
+    inverse=linalg_decomp.inv, det=linalg_decomp.det, cholesky=linalg_api.legacy_cholesky,
     pinverse=linalg_api.pinverse,
     logdet=linalg_api.logdet, slogdet=linalg_decomp.torch_slogdet,
     matrix_power=linalg_api.matrix_power,
     cross=linalg_api.legacy_cross,
     matrix_exp=linalg_api.matrix_exp, lu=linalg_api.legacy_lu, lu_solve=linalg_api.legacy_lu_solve,
+    svd=linalg_api.legacy_svd,
     triangular_solve=linalg_api.triangular_solve, orgqr=linalg_api.householder_product,
 )
 
@@ -571,8 +622,8 @@ _OPERATIONS = dict(
 _CLASS_LEVEL = dict(to=_to, backward=engine.tensor_backward)
 
 _NEW_TENSORS = dict(
-    new_tensor=_new_tensor, new_zeros=_new_filled(0), new_ones=_new_filled(1),
-    new_empty=_new_filled(None), new_full=_new_full,
+    new_tensor=_new_tensor, new_zeros=_new_filled(0, "new_zeros"), new_ones=_new_filled(1, "new_ones"),
+    new_empty=_new_filled(None, "new_empty"), new_full=_new_full,
 )
 
 _IN_PLACE = dict(
@@ -616,7 +667,7 @@ _OPERATORS = dict(
     __gt__=_compare("gt"), __ge__=_compare("ge"),
     __and__=_logical("and"), __or__=_logical("or"), __xor__=_logical("xor"),
     __rand__=_logical("and"), __ror__=_logical("or"), __rxor__=_logical("xor"),
-    __invert__=pointwise.bitwise_not,
+    __invert__=pointwise.invert,
     __getitem__=indexing.getitem, __setitem__=indexing.setitem,
 )
 
@@ -639,7 +690,7 @@ _MORE = dict(
     # in-place random fills (creation.py: the same draws as PyTorch's CPU kernels)
     bernoulli_=creation._bernoulli_, exponential_=creation._exponential_, random_=creation._random_,
     bernoulli=lambda self, p=None, *, generator=None: creation.bernoulli(self, p, generator=generator),
-    multinomial=creation.multinomial,
+    multinomial=creation.multinomial_method,
     __lshift__=pointwise.bitwise_left_shift, __rshift__=pointwise.bitwise_right_shift,
     __rlshift__=_reflected(pointwise.bitwise_left_shift), __rrshift__=_reflected(pointwise.bitwise_right_shift),
     T=property(_T), mT=property(_mT),

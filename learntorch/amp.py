@@ -48,13 +48,21 @@ def is_autocast_available(device_type: str) -> bool:
     return device_type in ("cpu", "cuda")
 
 
+def _check_device_type(name: str, device_type: Any) -> None:
+    """A device type is a string (``"cuda"``, ``"cpu"``), as PyTorch's parser checks."""
+    if device_type is not None and not isinstance(device_type, str):
+        raise TypeError(f"{name}(): argument 'device_type' (position 1) must be str, not {type(device_type).__name__}")
+
+
 def is_autocast_enabled(device_type: Optional[str] = None) -> bool:
     """Whether an ``autocast`` block for ``device_type`` (default: cuda, as PyTorch) is active."""
+    _check_device_type("is_autocast_enabled", device_type)
     return bool(_state.get(device_type or "cuda", [False])[0])
 
 
 def get_autocast_dtype(device_type: str) -> dtypes.dtype:
     """The dtype autocast would use on ``device_type`` (bfloat16 for cpu, float16 for cuda by default)."""
+    _check_device_type("get_autocast_dtype", device_type)
     if device_type not in _state:
         raise RuntimeError(f"unsupported device type for autocast: {device_type}")
     return _state[device_type][1] or _default_dtype(device_type)

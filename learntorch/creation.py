@@ -196,11 +196,11 @@ def _ragged_message(data: Any) -> Optional[str]:
     return None
 
 
-def scalar_tensor(value: Any, *, dtype: Any = None, device: DeviceLike = None) -> Tensor:
+def scalar_tensor(value: Number, *, dtype: Any = None, device: DeviceLike = None) -> Tensor:
     return tensor(value, dtype=dtype or dtypes.get_default_dtype(), device=device)
 
 
-def as_tensor(data: Any, dtype: Any = None, device: DeviceLike = None) -> Tensor:
+def as_tensor(data: Any, *, dtype: Any = None, device: DeviceLike = None) -> Tensor:
     """Like ``tensor`` but shares memory with a NumPy array or tensor when it can."""
     if isinstance(data, Tensor):
         return data.to(device=device or data.device, dtype=dtype or data.dtype)
@@ -392,7 +392,7 @@ def empty_like(input: Tensor, *, dtype: Any = None, device: DeviceLike = None, r
                  name="empty_like")
 
 
-def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: DeviceLike = None,
+def full_like(input: Tensor, fill_value: Number, *, dtype: Any = None, device: DeviceLike = None,
               requires_grad: bool = False, memory_format: Any = None, layout: Any = None) -> Tensor:
     return _like(lambda size, *a, **kw: full(size, fill_value, **kw), input, dtype, device, requires_grad,
                  memory_format=memory_format, layout=layout, name="full_like")
@@ -434,8 +434,8 @@ def range_(start: Number = 0, end: Optional[Number] = None, step: Number = 1, *,
     warn_always.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
                      "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values "
                      "in [start, end).", UserWarning, stacklevel=2)
-    if end is None:
-        start, end = 0, start
+    if end is None:  # (unlike ``arange(5)``: ``range(5)`` is PyTorch's TypeError)
+        raise TypeError("range() missing 1 required positional arguments: \"end\"")
     start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
     if step == 0:
         raise RuntimeError("step must be nonzero")
@@ -548,6 +548,31 @@ def _generator(generator: Any) -> Any:
     return generator if generator is not None else random.default_generator
 
 
+def float_argument(name: str, argument: str, position: int, value: Any) -> Any:
+    """A ``float`` argument as PyTorch's parser takes it: a Python or NumPy number, or a 0-d
+    tensor that needs no gradient (``x.cauchy_(torch.tensor(1.5))``, its value); anything else
+    (a tensor of many numbers, a string, None) is its TypeError, raised before any other check."""
+    if isinstance(value, Tensor):
+        if value.ndim == 0 and not value.requires_grad:
+            return value.item()
+    elif isinstance(value, (int, float, np.integer, np.floating, np.bool_)):
+        return value
+    raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be float, not "
+                    f"{type(value).__name__}")
+
+
+def int_argument(value: Any) -> Optional[int]:
+    """An ``int`` argument as PyTorch's parser takes it, or None when it is none: a Python or NumPy
+    integer (not a bool), or an integer tensor of one element."""
+    if isinstance(value, Tensor):
+        if value.numel() == 1 and value.dtype not in (dtypes.bool,) and not value.dtype.is_floating_point:
+            return int(value.item())
+        return None
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    return None
+
+
 def _float_dtype(dtype: Any, kernel: str = "normal_kernel_cpu") -> dtypes.dtype:
     dt = dtypes.from_argument(dtype) if dtype is not None else dtypes.get_default_dtype()
     if not dt.is_floating_point:
@@ -620,9 +645,13 @@ def randint_like(input: Tensor, low: Any = None, high: Any = None, *, dtype: Any
     if high is None:
         if low is None:
             raise TypeError("randint_like() missing 1 required positional argument: 'high'")
-        low, high = 0, low
-    elif low is None:
+        low, high = None, low
+    if low is None:  # ``high`` alone: PyTorch has an overload that takes it as a 0-d tensor (of any dtype)
         low = 0
+        if isinstance(high, Tensor):
+            if high.ndim != 0:
+                raise RuntimeError("high must be a scalar tensor and on CPU")
+            high = int(high.item())  # (a float is truncated, as PyTorch's item<int64_t>() does)
     dt = dtypes.from_argument(dtype) if dtype is not None else input.dtype
     # ``empty_like(input).random_(low, high)``: input's dense strides kept, the numbers in memory order
     out = empty_like(input, dtype=dt, device=device if device is not None else input.device, layout=layout,
@@ -638,18 +667,38 @@ def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
     The same stream as PyTorch: with a tensor of probabilities each element takes one
     uniform of that tensor's dtype (``rand``'s numbers) and gives ``u < p``; with a number
     ``p`` it is ``Tensor.bernoulli_(p)`` (one double uniform per element, as dropout)."""
+    if p is not None and not (isinstance(p, (int, float, np.number))
+                              or (isinstance(p, Tensor) and p.ndim == 0 and not p.requires_grad)):
+        raise TypeError(f"bernoulli() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(p).__name__}), but expected one of:\n * (Tensor input, *, torch.Generator generator = "
+                        "None, Tensor out = None)\n * (Tensor input, float p, *, torch.Generator generator = None)\n")
     gen = _generator(generator)
     shape = tuple(input.shape)
     if p is not None:
+        p = p.item() if isinstance(p, Tensor) else p
         return _finish(gen.bernoulli(float(p), shape, input.dtype._np), input.device, False)
     if not input.dtype.is_floating_point:
-        raise RuntimeError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{input.dtype}'")
+        raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for '{dtypes.type_name(input.dtype)}'")
     probs = np.asarray(input.detach().cpu().numpy())
     if ((probs < 0) | (probs > 1)).any():
         raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
                            "be improved?  If so, please report an enhancement request to PyTorch.)")
     u = gen.uniform(shape, input.dtype._np)
     return _finish((u < probs).astype(input.dtype._np), input.device, False)
+
+
+def _num_samples(value: Any, position: int) -> int:
+    """``num_samples``, an int (PyTorch's parser: not a float, not a tensor of floats)."""
+    n = int_argument(value)
+    if n is None:
+        raise TypeError(f"multinomial(): argument 'num_samples' (position {position}) must be int, not "
+                        f"{type(value).__name__}")
+    return n
+
+
+def multinomial_method(self: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
+    """``x.multinomial(n)``: as the function, with the method's numbering of the arguments."""
+    return multinomial(self, _num_samples(num_samples, 1), replacement, generator=generator)
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None) -> Tensor:
@@ -659,6 +708,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     is searched for one double uniform per sample.  Without replacement: the Gumbel-max trick
     in its exponential form, the indices of the ``num_samples`` largest ``p / q`` with
     ``q ~ Exp(1)`` (PyTorch's ``exponential_``: ``-log(1 - u)``, u a double uniform)."""
+    num_samples = _num_samples(num_samples, 2)
     gen = _generator(generator)
     if input.dim() not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
@@ -704,6 +754,8 @@ def logspace(start: float, end: float, steps: int, base: float = 10.0, *, dtype:
 # kernels, written into ``t`` (so ``manual_seed`` reproduces PyTorch's values).
 # Each one draws in the order of ``t``'s memory, as PyTorch's loop does (``random.fill_in_memory_order``).
 def _bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    if not isinstance(p, Tensor):
+        p = float_argument("bernoulli_", "p", 1, p)
     if isinstance(p, Tensor):
         probs = p.expand(*self.shape).to(dtypes.float64 if self.dtype is dtypes.float64 else p.dtype)
         # ``bernoulli`` draws in index order: hand it the probabilities with the dimensions in memory order
@@ -716,26 +768,104 @@ def _bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
 
 def _exponential_(self: Tensor, lambd: float = 1.0, *, generator: Any = None) -> Tensor:
     """Exp(λ) draws: ``-log(1 - u) / λ`` with one double uniform ``u`` per element."""
-    if lambd <= 0:
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    lambd = float_argument("exponential_", "lambd", 1, lambd)
+    if not self.dtype.is_floating_point:
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {dtypes.type_name(self.dtype)}")
+    if not lambd > 0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
     gen = _generator(generator)
     return random.fill_in_memory_order(
         self, lambda shape: (-np.log1p(-gen.uniform(shape, np.float64)) / lambd).astype(self.dtype._np))
 
 
-def _random_(self: Tensor, from_: Any = None, to: Any = None, *, generator: Any = None) -> Tensor:
-    """Integers uniformly from ``[from, to)``; ``random_(to)`` means ``[0, to)``; with no
-    bounds, every integer the dtype holds exactly, from 0 (``[0, 2**24]`` for float32)."""
-    if from_ is not None and to is None:
-        from_, to = 0, from_
-    if from_ is None:
-        from_ = 0
-        digits = {"float32": 24, "float64": 53, "float16": 11}.get(self.dtype.name)
-        to = 2 ** digits + 1 if digits else int(np.iinfo(self.dtype._np).max) + 1
-    gen = _generator(generator)
-    return random.fill_in_memory_order(
-        self, lambda shape: gen.random_integers(int(from_), int(to), shape, self.dtype._np))
+# ``random_()`` with no bounds: every integer the dtype holds exactly, from 0, drawn as
+# ``uniform_int_distribution`` does: ``random64() % n`` for int64 and float64, ``random() % n``
+# (32 bits) for the others, ``random() & 1`` for bool.  n is the dtype's largest value + 1, or
+# 2**digits + 1 for the floats (PyTorch's own bounds: float32 holds every integer up to 2**24).
+_FULL_RANGE = {"int64": (True, 2**63), "float64": (True, 2**53 + 1), "int32": (False, 2**31),
+               "int16": (False, 2**15), "int8": (False, 2**7), "uint8": (False, 2**8), "bool": (False, 2),
+               "float32": (False, 2**24 + 1), "float16": (False, 2**11 + 1), "bfloat16": (False, 2**8 + 1)}
+# the largest integer ``random_(from, None)`` may draw ("to_inc"): the dtype's largest, or 2**digits
+_TO_INCLUSIVE = {"int64": 2**63 - 1, "int32": 2**31 - 1, "int16": 2**15 - 1, "int8": 2**7 - 1, "uint8": 2**8 - 1,
+                 "bool": 1, "float64": 2**53, "float32": 2**24, "float16": 2**11, "bfloat16": 2**8}
 
+
+def _draws(gen: Any, n: int, modulus: int, base: int, wide: bool, dt: Any) -> np.ndarray:
+    """``base + (draw % modulus)`` for n draws of 64 bits (``wide``) or 32, in unsigned 64-bit
+    arithmetic that wraps, then read as int64 and cast to ``dt`` (ATen's ``uniform_int*``)."""
+    v = gen._random64(n) if wide else gen._random(n)
+    vals = (v % np.uint64(modulus)) + np.uint64(base % 2**64) if modulus else v + np.uint64(base % 2**64)
+    return vals.view(np.int64).astype(dt)
+
+
+_RANDOM_SIGNATURES = ("but expected one of:\n * (*, torch.Generator generator = None)\n * (int from, int to, *, "
+                      "torch.Generator generator = None)\n * (int to, *, torch.Generator generator = None)\n")
+
+
+def _random_bounds(args: tuple, named: dict) -> tuple[str, Optional[int], Optional[int]]:
+    """PyTorch's three overloads of ``random_``: ``()``, ``(to)`` and ``(from, to)``, with ``to``
+    possibly None in the last (up to the dtype's largest value).  Returns ``(form, from, to)``.
+    A float, a bool or a tensor of floats for a bound is PyTorch's TypeError."""
+    bounds = list(args)
+    if set(named) - {"from", "to"} or len(bounds) > 2 or ("from" in named and bounds):
+        bounds = None
+    elif "from" in named:
+        bounds = [named["from"], named.get("to")]
+    elif "to" in named:  # ``random_(to=3)``, or ``random_(1, to=3)``
+        bounds = bounds + [named["to"]]
+    if bounds is not None:
+        values = [int_argument(b) for b in bounds]
+        if len(bounds) == 2 and values[0] is not None and (values[1] is not None or bounds[1] is None):
+            return "from", values[0], values[1]
+        if len(bounds) == 1 and values[0] is not None:
+            return "to", 0, values[0]
+        if not bounds:
+            return "full", None, None
+    got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}" for k, v in named.items()])
+    raise TypeError(f"random_() received an invalid combination of arguments - got ({got}), {_RANDOM_SIGNATURES}")
+
+
+def _random_(self: Tensor, *bounds: Any, generator: Any = None, **named: Any) -> Tensor:
+    """Integers uniformly from ``[from, to)``; ``random_(to)`` means ``[0, to)``; ``random_(from, None)``
+    up to the largest value of the dtype; with no bounds, every integer the dtype holds exactly,
+    from 0 (``[0, 2**24]`` for float32, 0 or 1 for bool)."""
+    form, low, high = _random_bounds(bounds, named)
+    name = self.dtype.name
+    gen = _generator(generator)
+    if name not in _FULL_RANGE:
+        raise NotImplementedError(f"\"random_kernel_cpu\" not implemented for '{dtypes.type_name(self.dtype)}'")
+    dt = self.dtype._np
+    if form == "full":
+        wide, modulus = _FULL_RANGE[name]
+        return random.fill_in_memory_order(self, lambda shape: _draws(gen, math.prod(shape), modulus, 0, wide,
+                                                                      dt).reshape(shape))
+    if high is not None:
+        return random.fill_in_memory_order(self, lambda shape: gen.random_integers(low, high, shape, dt))
+    if low == -2**63:  # [int64's least, its largest]: all 2**64 values, one random64() each
+        if name in ("bool", "float16"):
+            raise NotImplementedError(f"\"random_full_64_bits_range_kernel_cpu\" not implemented for "
+                                      f"'{dtypes.type_name(self.dtype)}'")
+        if name not in ("int64", "float32", "float64", "bfloat16"):
+            raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16")
+        return random.fill_in_memory_order(self, lambda shape: _draws(gen, math.prod(shape), 0, 0, True,
+                                                                      dt).reshape(shape))
+    top = _TO_INCLUSIVE[name]
+    if low > top:
+        if not self.dtype.is_floating_point:
+            raise RuntimeError(f"from is out of bounds for {random._C_NAMES.get(name, name)}")
+        raise RuntimeError(f"random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' casted to "
+                           f"dtype, but got from={low} > to_inc={top}")
+    least = {"bool": 0, "float64": -2**53, "float32": -2**24, "float16": -2**11, "bfloat16": -2**8}.get(
+        name, -top - 1 if name != "uint8" else 0)
+    if low < least:
+        if self.dtype.is_floating_point:  # (as in random_integers: PyTorch rounds such bounds; not reproduced)
+            raise NotImplementedError(f"random_ from beyond -2**{int(math.log2(-least))} is inexact in {name}; "
+                                      "torch rounds the bound there, learntorch does not")
+        raise RuntimeError(f"from is out of bounds for {random._C_NAMES.get(name, name)}")
+    modulus = top - low + 1
+    return random.fill_in_memory_order(
+        self, lambda shape: _draws(gen, math.prod(shape), modulus, low, modulus >= 2**28, dt).reshape(shape))
 
 
 # ---------------------------------------------------------------------------- strided and borrowed memory

@@ -107,7 +107,9 @@ def from_argument(obj: Any) -> dtype:
     accepting it here would let a program work in the course that fails in PyTorch."""
     if isinstance(obj, dtype):
         return obj
-    if obj is builtins.float or obj is builtins.int or obj is builtins.bool:
+    if obj is builtins.float:  # PyTorch's ``dtype=float`` is float64, whatever the default dtype
+        return float64
+    if obj is builtins.int or obj is builtins.bool:
         return from_any(obj)
     kind = type(obj)
     name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"

@@ -27,7 +27,10 @@ The older top-level spellings (``torch.inverse``, ``torch.det``, ``torch.svd`` w
 from __future__ import annotations
 
 import functools
+import numbers
 from typing import Any, Optional, Sequence, Union
+
+import numpy as np
 
 from . import warn_always
 from . import dtypes
@@ -129,9 +132,11 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
 
 def matrix_power(A: Tensor, n: int) -> Tensor:
     """``A`` multiplied by itself ``n`` times (``n=0``: the identity; ``n<0``: powers of ``A⁻¹``)."""
-    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+    if A.ndim < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
         raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but they are "
-                           f"{A.shape[-2] if A.ndim >= 2 else 1} by {A.shape[-1]} matrices")
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
     if n == 0:
         return eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(tuple(A.shape)).clone()
     if n < 0:
@@ -316,7 +321,7 @@ _WARNED: set = set()  # PyTorch gives each deprecation warning once per process 
 
 
 def _deprecated(name: str, message: str) -> None:
-    if name not in _WARNED:
+    if name not in _WARNED or warn_always.is_warn_always_enabled():
         _WARNED.add(name)
         warn_always.warn(message, UserWarning, stacklevel=3)
 
@@ -338,11 +343,35 @@ def legacy_lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
     """``torch.lu``: ``(LU, pivots)`` or, with ``get_infos``, ``(LU, pivots, info)``.  Deprecated
     by PyTorch in favour of ``linalg.lu_factor`` / ``lu_factor_ex``; it warns once."""
     _deprecated("lu", "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and "
-                "will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nbecomes\n"
-                "LU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
-                "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nbecomes\n"
+                "will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\n"
+                "should be replaced with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\n"
+                "LU, pivots, info = torch.lu(A, compute_pivots, get_infos=True)\nshould be replaced with\n"
                 "LU, pivots, info = torch.linalg.lu_factor_ex(A, compute_pivots)")
     return _legacy_lu(A, pivot, get_infos)
+
+
+def legacy_cholesky(A: Tensor, upper: bool = False) -> Tensor:
+    """``torch.cholesky`` (and ``Tensor.cholesky``): :func:`cholesky`, deprecated by PyTorch in favour of
+    ``torch.linalg.cholesky`` (it warns once), with ``upper`` positional and two old ways kept: an
+    empty input is handed back as a new empty tensor of its shape, square or not (no check runs),
+    and a non-floating dtype is the kernel's NotImplementedError."""
+    _deprecated("cholesky", "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a "
+                "future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = "
+                "torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be replaced with\nU = "
+                "torch.linalg.cholesky(A).mH\nThis transform will produce equivalent results for all valid (symmetric "
+                "positive definite) inputs.")
+    if not isinstance(upper, (bool, np.bool_)):  # (PyTorch's parser takes no other flag)
+        raise TypeError(f"cholesky(): argument 'upper' (position 2) must be bool, not {type(upper).__name__}")
+    if A.numel() == 0:
+        return A.clone()
+    if A.ndim < 2:
+        raise RuntimeError("cholesky: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"cholesky: A must be batches of square matrices, but they are {A.shape[-2]} by "
+                           f"{A.shape[-1]} matrices")
+    if not A.dtype.is_floating_point or A.dtype.name in ("float16", "bfloat16"):
+        raise NotImplementedError(f"\"cholesky_cpu\" not implemented for '{dtypes.type_name(A.dtype)}'")
+    return cholesky(A, upper=bool(upper))
 
 
 def legacy_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
@@ -408,7 +437,9 @@ def legacy_cross(input: Tensor, other: Tensor, dim: Optional[int] = None) -> Ten
         warn_always.warn("Using torch.cross without specifying the dim arg is deprecated. Please either pass the "
                          "dim explicitly or simply use torch.linalg.cross. The default value of dim will change to "
                          "agree with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
-        dim = next((i for i, s in enumerate(input.shape) if s == 3), -1)
+        dim = next((i for i, s in enumerate(input.shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
     return cross(input, other, dim=dim)
 
 
@@ -416,6 +447,8 @@ def legacy_norm(input: Tensor, p: Any = "fro", dim: Union[int, Sequence[int], No
     """``torch.norm`` / ``x.norm()``: the p-norm (2 by default) over all elements or ``dim``;
     ``'fro'`` over two dims and ``'nuc'`` are matrix norms.  (PyTorch keeps this older
     spelling beside ``torch.linalg.vector_norm`` / ``matrix_norm``, which it calls.)"""
+    if not isinstance(p, (str, numbers.Number)) and p is not None and not (isinstance(p, Tensor) and p.numel() == 1):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not {type(p).__name__}")
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{SCALAR_NAMES[input.dtype.name]}")
@@ -423,4 +456,7 @@ def legacy_norm(input: Tensor, p: Any = "fro", dim: Union[int, Sequence[int], No
         return matrix_norm(input, p, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
     if p == "fro" or p is None:
         p = 2
+    if dim is None and not input.numel() and float(p) < 0:  # (the minimum of no numbers)
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on an empty tensor because the "
+                           f"operation does not have an identity")
     return reduction.VectorNorm.apply(input if dtype is None else input.to(dtype), float(p), dim, keepdim)

@@ -103,6 +103,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from .arrays import transfer
+from .dtypes import SCALAR_NAMES
 from .device import CPU
 from .tensor import Tensor
 
@@ -437,7 +438,8 @@ class Generator:
             x[x == np.array(high).astype(dt)] = np.array(low).astype(dt)
             return x
         if dt not in (np.float32, np.float64):
-            raise NotImplementedError(f'"check_uniform_bounds" not implemented for {dt}')
+            raise NotImplementedError(f'"check_uniform_bounds" not implemented for '
+                                      f"'{SCALAR_NAMES.get(dt.name, dt.name)}'")
         low, high = float(low), float(high)
         info = np.finfo(dt)
         for name, v in (("from", low), ("to", high)):
@@ -480,7 +482,8 @@ class Generator:
                 return self.normal(shape, np.float32, mean, std, elementwise=True).astype(dt)
             return self._normal_reduced(shape, dt, mean, std)
         if dt not in (np.float32, np.float64):
-            raise NotImplementedError(f'"normal_kernel_cpu" not implemented for {dt}')
+            raise NotImplementedError(f'"normal_kernel_cpu" not implemented for '
+                                      f"'{SCALAR_NAMES.get(dt.name, dt.name)}'")
         mean, std = float(mean), float(std)
         if not std >= 0.0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")

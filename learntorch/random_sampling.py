@@ -29,7 +29,7 @@ import numpy as np
 
 from . import dtypes
 from .autograd.function import Function
-from .creation import _finish, _generator, _size
+from .creation import _finish, _generator, _size, float_argument
 from .random import fill_from_host, fill_in_memory_order
 from .tensor import Tensor
 
@@ -101,13 +101,14 @@ def _broadcastable(a: Tensor, b: Tensor) -> bool:
 
 
 def _normal_fill(gen: Any, mean: Any, std: Any, dt: dtypes.dtype, device: Any, shape: tuple) -> Tensor:
-    """ATen's ``normal_out_impl``: standard normals of the result's shape, times std, plus mean."""
+    """ATen's ``normal_out_impl``: standard normals of the result's shape, times std, plus mean.
+    (``std`` is checked before the dtype, as there.)"""
+    if np.ndim(std) == 0 and not isinstance(std, np.ndarray) and not float(std) >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
+    if isinstance(std, np.ndarray) and not (std >= 0).all():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
     if not dt.is_floating_point:
         raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_kernel_name(dt)}'")
-    if np.ndim(std) == 0 and not float(std) >= 0.0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
-    if np.ndim(std) and not (np.asarray(std) >= 0).all():
-        raise RuntimeError("normal expects all elements of std >= 0.0")
     z = gen.normal(shape, dt._np)
     out = (z * np.asarray(std, dtype=dt._np)).astype(dt._np) + np.asarray(mean, dtype=dt._np)
     return _finish(out.astype(dt._np).reshape(shape), device, False)
@@ -122,6 +123,11 @@ def normal(mean: Any, std: Any = 1.0, size: Optional[Sequence[int]] = None, *, g
     ``normal(float mean, Tensor std)`` (each element its own parameters, the result
     shaped like the tensor(s)), and ``normal(float mean, float std, size)``."""
     gen = _generator(generator)
+    if size is not None:  # only ``normal(float mean, float std, size)`` takes a size (0-d tensors count as floats)
+        if not (_float_like(mean) and _float_like(std) and isinstance(size, (tuple, list))
+                and all(_int_like(n) for n in size)):
+            raise _normal_overloads(mean, std, size)
+        mean, std = (v.item() if isinstance(v, Tensor) else v for v in (mean, std))
     m_t, s_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if m_t and s_t:
         result = _NormalTensorTensor.apply(mean, std, gen)
@@ -131,23 +137,43 @@ def normal(mean: Any, std: Any = 1.0, size: Optional[Sequence[int]] = None, *, g
         result = _NormalFloatTensor.apply(float(mean), std, gen)
     else:
         if size is None:
-            raise TypeError(f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, "
-                            f"{type(std).__name__}), but expected one of:\n"
-                            " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
-                            " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
-                            " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
-                            " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
-                            "Tensor out = None, torch.dtype dtype = None, ...)")
+            raise _normal_overloads(mean, std)
         dt = dtypes.from_argument(dtype) if dtype is not None else (out.dtype if out is not None
                                                                else dtypes.get_default_dtype())
-        if not dt.is_floating_point:
-            raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_kernel_name(dt)}'")
         if not float(std) >= 0.0:
             raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
+        if not dt.is_floating_point:
+            raise NotImplementedError(f"\"normal_kernel_cpu\" not implemented for '{_kernel_name(dt)}'")
+        size = tuple(int(n) for n in size)
         result = _finish(gen.normal(_size((tuple(size),)), dt._np, float(mean), float(std)), device, requires_grad)
     if out is None:
         return result
     return _into(out, result)
+
+
+def _float_like(value: Any) -> bool:
+    """A float to PyTorch's parser: a number, or a 0-d tensor that needs no gradient."""
+    if isinstance(value, Tensor):
+        return value.ndim == 0 and not value.requires_grad
+    return isinstance(value, (int, float, np.integer, np.floating, np.bool_))
+
+
+def _int_like(value: Any) -> bool:
+    """An int to PyTorch's parser: an integer (not a bool), or an integer tensor of one element."""
+    if isinstance(value, Tensor):
+        return value.numel() == 1 and not value.dtype.is_floating_point and value.dtype is not dtypes.bool
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _normal_overloads(*args: Any) -> TypeError:
+    """PyTorch's TypeError for arguments that fit none of ``normal``'s four overloads."""
+    return TypeError(f"normal() received an invalid combination of arguments - got "
+                     f"({', '.join(type(a).__name__ for a in args)}), but expected one of:\n"
+                     " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+                     " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
+                     " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+                     " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, "
+                     "Tensor out = None, torch.dtype dtype = None, ...)")
 
 
 def _into(out: Tensor, result: Tensor) -> Tensor:
@@ -176,6 +202,9 @@ class _Poisson(Function):
 
 def poisson(input: Tensor, generator: Any = None) -> Tensor:
     """Poisson counts, one per element, with the element as the rate (float dtype, like ``input``)."""
+    if generator is not None and not hasattr(generator, "_uniform01_f64"):  # (PyTorch's parser checks it first)
+        raise TypeError(f"poisson(): argument 'generator' (position 2) must be torch.Generator, not "
+                        f"{type(generator).__name__}")
     if not input.dtype.is_floating_point:
         raise NotImplementedError(f"\"poisson_cpu\" not implemented for '{_kernel_name(input.dtype)}'")
     if (_host(input) < 0).any():
@@ -226,6 +255,8 @@ def _poisson_ptrs(gen: Any, lam: float) -> float:
 # ----------------------------------------------------------------------------- in-place samplers
 def _cauchy_(self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with Cauchy(median, sigma) draws."""
+    median = float_argument("cauchy_", "median", 1, median)
+    sigma = float_argument("cauchy_", "sigma", 2, sigma)
     if not sigma > 0.0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
     if not self.dtype.is_floating_point:
@@ -244,6 +275,8 @@ def _c_type(dt: dtypes.dtype) -> str:
 
 def _log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Any = None) -> Tensor:
     """Fill with exp(N(mean, std**2)) draws (PyTorch's defaults: mean 1, std 2)."""
+    mean = float_argument("log_normal_", "mean", 1, mean)
+    std = float_argument("log_normal_", "std", 2, std)
     if not std > 0.0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
     if not self.dtype.is_floating_point:
@@ -256,8 +289,11 @@ def _log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator
 
 def _geometric_(self: Tensor, p: float, *, generator: Any = None) -> Tensor:
     """Fill with the number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
+    p = float_argument("geometric_", "p", 1, p)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    if self.dtype is dtypes.bool:  # (integers take the counts; a bool cannot)
+        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
     gen = _generator(generator)
     return fill_in_memory_order(  # in the order of self's memory
         self, lambda shape: np.ceil(np.log(gen.uniform(shape, np.float64)) / np.log1p(-p)).astype(self.dtype._np))

@@ -76,19 +76,22 @@ def broadcast_shapes(*shapes: Any) -> Size:
     """The shape that tensors of these shapes broadcast to (``torch.broadcast_shapes``),
     without making any tensor: shapes are aligned on the right, and each dimension is the
     one size other than 1 (a RuntimeError if two such sizes differ).  An int is a 1-d shape."""
+    for s in shapes:
+        if not isinstance(s, (int, tuple, list)):  # (a tensor is not a shape: ``x.shape`` is)
+            raise RuntimeError(f"Input shapes should be of type ints, a tuple of ints, or a list of ints, got {s}")
     shapes = [(s,) if isinstance(s, int) else tuple(s) for s in shapes]
     out: list[Any] = [1] * max((len(s) for s in shapes), default=0)
     for index, shape in enumerate(shapes):
         for i in range(-1, -len(shape) - 1, -1):
             size = shape[i]
-            if isinstance(size, int) and size < 0:
-                raise ValueError("Attempting to broadcast a dimension with negative length!")
             if size == 1 or size == out[i]:
                 continue
             if out[i] != 1:
                 raise RuntimeError(f"Attempting to broadcast a dimension of length {size} at {i}! Mismatching "
                                    f"argument at index {index} had {shape}; but expected shape should be "
                                    f"broadcastable to {out}")
+            if isinstance(size, int) and size < 0:
+                raise ValueError("Attempting to broadcast a dimension with negative length!")
             out[i] = size
     for size in out:
         if not isinstance(size, int):

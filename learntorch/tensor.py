@@ -15,6 +15,7 @@ this file attaches them as methods (``x.sum()`` is ``ops.reduction.sum(x)``).
 """
 from __future__ import annotations
 
+import operator
 import weakref
 from typing import Any, Callable, Iterator, Optional, Sequence
 
@@ -873,11 +874,38 @@ def _contiguous_strides(shape: Sequence[int]) -> tuple:
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
-    """A possibly negative ``dim`` as an index, with PyTorch's IndexError when out of range."""
+    """A possibly negative ``dim`` as an index, with PyTorch's IndexError when out of range.
+
+    A ``dim`` that is no int at all (``x.softmax(2.5)``, a tensor of many numbers) is PyTorch's
+    TypeError instead.  That is looked at only once the range test has failed, so the right
+    call pays nothing for it (the ``try`` costs no instruction until something is raised)."""
     lo, hi = (-ndim, ndim - 1) if ndim else (-1, 0)
-    if not lo <= dim <= hi:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
-    return dim + ndim if dim < 0 else dim
+    try:
+        if lo <= dim <= hi:
+            return dim + ndim if dim < 0 else dim
+    except RuntimeError:  # (a tensor of many numbers has no one truth value)
+        pass
+    try:
+        operator.index(dim)
+    except TypeError:
+        raise TypeError(f"dim must be an int, not {type(dim).__name__}") from None
+    raise IndexError(f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {dim})")
+
+
+def _first_as_dtype(args: tuple) -> tuple:
+    """The first argument of ``to`` as PyTorch's parser reads it: a Python type is a dtype
+    (``x.to(float)`` is float64, ``int`` int64); a number that is no int is the tensor to match,
+    made a tensor (``x.to(2.5)`` is float64, ``x.to(True)`` bool: not the flag ``non_blocking``);
+    ``None`` is no device."""
+    if not args:
+        return args
+    first = args[0]
+    if first is float or first is int or first is bool:
+        return (dtypes.from_argument(first),) + args[1:]
+    if isinstance(first, (bool, np.bool_, float, np.floating)) and all(isinstance(b, bool) for b in args[1:]):
+        # (a NumPy number is a Python float there; only the flags may follow the tensor to match)
+        return (dtypes.bool if isinstance(first, bool) else dtypes.float64,) + args[1:]
+    return args[1:] if first is None else args
 
 
 def _parse_to(t: Tensor, args: tuple, kwargs: dict) -> tuple[device, dtypes.dtype, bool]:
@@ -892,6 +920,7 @@ def _parse_to(t: Tensor, args: tuple, kwargs: dict) -> tuple[device, dtypes.dtyp
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments - got unexpected "
                         f"{', '.join(kwargs)}")
+    args = _first_as_dtype(args)
     for a in args:
         if isinstance(a, Tensor):
             dev, dt = a._device, a._dtype

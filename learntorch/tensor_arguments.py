@@ -37,7 +37,7 @@ import numpy as np
 from . import dtypes, warn_always
 from .tensor import Tensor
 
-__all__ = ["tensor_checked", "check_namespace", "require_tensor"]
+__all__ = ["tensor_checked", "check_namespace", "require_tensor", "require_sizes"]
 
 # how a parameter's annotation (a string: the package uses ``from __future__ import annotations``)
 # says what it takes: tensors, or the numbers, flags and sizes that PyTorch's parser also checks
@@ -55,13 +55,26 @@ _KINDS = {
     "Number": "number", "Optional[Number]": "optional number", "dtype": "dtype",
     **dict.fromkeys(("Sequence[int]", "Union[int, Sequence[int]]", "IntOrSeq", "IntOrPair", "IntOrOne",
                      "IntOrTriple"), "ints"),
+    "tuple[int, ...]": "shape",  # a list or tuple of ints, never one int (``normalized_shape``), as in PyTorch
     **dict.fromkeys(("Dim", "Union[int, Sequence[int], None]", "Optional[Sequence[int]]", "Optional[IntOrOne]",
-                     "Optional[IntOrTriple]"), "optional ints"),
+                     "Optional[IntOrTriple]", "Optional[IntOrPair]"), "optional ints"),
 }
 _TENSOR_KINDS = ("tensor", "optional", "sequence", "tensors")
 _EXPECTED = {"int": "int", "float": "float", "bool": "bool", "ints": "tuple of ints", "number": "Number",
-             "dtype": "torch.dtype"}
+             "dtype": "torch.dtype", "shape": "tuple of ints"}
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+# The functions (and the methods of the same names) whose numbers are checked before the call, because
+# given a wrong one they would not fail but go on: truncate a float (``torch.linspace(0, 1, 2.5)``,
+# ``x.chunk(2.5)``, ``torch.tril(x, 2.5)``), take an int or a tensor for a flag (``torch.unique(x, 1)``,
+# meant as a dim, sorts), compare with a tensor of tolerances (``torch.isclose(a, b, tol)``).  PyTorch's
+# parser refuses each; its flags take only ``True``/``False``.  None of them is on a model's hot path.
+CHECKED_FIRST = frozenset("""
+eye linspace logspace tril_indices triu_indices
+chunk unsafe_chunk tril triu diag diag_embed diagflat rot90 roll kthvalue mvlgamma matrix_power histc logit
+isclose allclose nan_to_num unique unique_consecutive lu svd sort argsort split_with_sizes unsafe_split_with_sizes
+tile as_strided empty_strided scalar_tensor lu_unpack triangular_solve
+""".split())
 
 
 def tensor_slots(fn: Callable) -> tuple[tuple[str, Optional[int], str], ...]:
@@ -84,11 +97,12 @@ def tensor_slots(fn: Callable) -> tuple[tuple[str, Optional[int], str], ...]:
 
 
 def wrong_argument(name: str, slots: tuple, args: tuple, kwargs: dict, skip: int = 0,
-                   error: type = TypeError) -> Optional[Exception]:
+                   error: type = TypeError, strict: bool = False) -> Optional[Exception]:
     """PyTorch's TypeError for the first argument in ``slots`` that is not what it should be,
     or None when every one is.  ``skip`` leading positions are not counted in the message
     (1 for a method: PyTorch numbers ``x.gather(0, idx)``'s ``index`` 2, not 3).  ``error`` is
-    the exception's type (for a tensor argument; a wrong number is always a TypeError)."""
+    the exception's type (for a tensor argument; a wrong number is always a TypeError).
+    ``strict``: a flag must be ``True`` or ``False`` (see :func:`_fits`)."""
     for arg_name, position, kind in slots:
         if kind == "tensors":  # ``*tensors``: each of the remaining positional arguments
             for i, item in enumerate(args[position:]):
@@ -102,10 +116,10 @@ def wrong_argument(name: str, slots: tuple, args: tuple, kwargs: dict, skip: int
         else:
             continue
         if kind not in _TENSOR_KINDS:
-            if _fits(kind, value):
+            if _fits(kind, value, strict):
                 continue
             expected = _EXPECTED[kind.split()[-1]]
-            if kind.endswith("ints") and isinstance(value, (list, tuple)):
+            if kind.endswith(("ints", "shape")) and isinstance(value, (list, tuple)):
                 i = next(i for i, v in enumerate(value) if not _fits("int", v))
                 return TypeError(f"{name}(): argument '{arg_name}'{where} must be {expected}, but found element of "
                                  f"type {type(value[i]).__name__} at pos {i}")
@@ -125,13 +139,18 @@ def wrong_argument(name: str, slots: tuple, args: tuple, kwargs: dict, skip: int
     return None
 
 
-def _fits(kind: str, value: Any) -> bool:
+def _fits(kind: str, value: Any, strict: bool = False) -> bool:
     """Whether PyTorch's parser would take ``value`` for a parameter of this kind.  Lenient where
     unsure (a bool or an int where a flag is wanted, a one-element tensor where a number is):
-    only a value of a plainly wrong type is blamed."""
+    only a value of a plainly wrong type is blamed.  ``strict`` (the functions of ``CHECKED_FIRST``,
+    whose flags PyTorch's parser reads): a flag is a Python bool and nothing else."""
     if value is None:
         return kind.startswith("optional")
     kind = kind.split()[-1]
+    if strict and kind == "bool":
+        return isinstance(value, bool)
+    if kind == "shape":
+        return isinstance(value, (list, tuple)) and all(_fits("int", v) for v in value)
     if kind == "dtype":
         return isinstance(value, dtypes.dtype)
     if kind == "ints" and isinstance(value, (list, tuple)):
@@ -146,20 +165,24 @@ def _fits(kind: str, value: Any) -> bool:
 
 
 def tensor_checked(fn: Callable, name: Optional[str] = None, method: bool = False,
-                   error: type = TypeError, first: bool = False) -> Callable:
+                   error: type = TypeError, first: bool = False, numbers: bool = False) -> Callable:
     """``fn``, raising PyTorch's TypeError (or ``error``) when a call fails and a tensor argument was
     not a tensor, or a number, flag or size was not one.  Returns ``fn`` itself when it has no
     argument to check.  A method is wrapped only when it takes a tensor besides ``self``: the
     methods that take only numbers (``x.sum(1)``, ``x.view(2, 3)``) are the hot path of every
     model, and keep their own checks of those numbers.
 
-    With ``first`` the numbers are checked before the call: for the factories that would
-    otherwise accept a float and truncate it (``torch.linspace(0, 1, 2.5)``), where PyTorch
-    refuses it."""
+    With ``first`` the numbers are checked before the call, and a flag must be a bool: for the
+    functions of ``CHECKED_FIRST``, which would otherwise accept a float and truncate it
+    (``torch.linspace(0, 1, 2.5)``), where PyTorch refuses it; a method so named is wrapped too.
+
+    With ``numbers`` a method that takes only numbers is wrapped all the same: for the methods
+    off the hot path (``x.cummax(2.5)``, ``x.topk(2.5)``), whose own errors would be an
+    IndexError or a RuntimeError where PyTorch's parser raises a TypeError."""
     slots = tensor_slots(fn)
     if method:
         slots = tuple(s for s in slots if s[1] != 0)  # ``self`` is a tensor: Python bound it
-        if not any(kind in _TENSOR_KINDS for _, _, kind in slots):
+        if not (numbers or first) and not any(kind in _TENSOR_KINDS for _, _, kind in slots):
             slots = ()
     if not slots or getattr(fn, "_checks_tensors", False):
         return fn
@@ -170,19 +193,19 @@ def tensor_checked(fn: Callable, name: Optional[str] = None, method: bool = Fals
     @functools.wraps(fn)
     def checked(*args: Any, **kwargs: Any) -> Any:
         if first:
-            wrong = wrong_argument(name, numbers, args, kwargs, skip)
+            wrong = wrong_argument(name, numbers, args, kwargs, skip, strict=True)
             if wrong is not None:
                 raise wrong
         try:
             return fn(*args, **kwargs)
         except TypeError:
             # already the type PyTorch raises (often its very message); a wrong number's message is clearer
-            wrong = wrong_argument(name, numbers, args, kwargs, skip)
+            wrong = wrong_argument(name, numbers, args, kwargs, skip, strict=first)
             if wrong is None:
                 raise
             raise wrong from None
         except Exception:
-            wrong = wrong_argument(name, slots, args, kwargs, skip, error)
+            wrong = wrong_argument(name, slots, args, kwargs, skip, error, strict=first)
             if wrong is None:
                 raise
             raise wrong from None  # (the AttributeError deep inside says nothing useful)
@@ -200,8 +223,18 @@ def require_tensor(name: str, argument: str, value: Any, position: int = 1) -> N
                         f"{type(value).__name__}")
 
 
+def require_sizes(name: str, argument: str, value: Any, position: int = 2) -> None:
+    """PyTorch's TypeError unless ``value`` is a tuple or a list (of sizes), checked up front: for
+    the functions that take their sizes as one argument (``torch.reshape(x, (2, 6))``) where the
+    method of the same name takes them one by one too (``x.reshape(2, 6)``), so that the shared
+    code would take ``torch.reshape(x, -1)`` for ``x.reshape(-1)``."""
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be tuple of ints, not "
+                        f"{type(value).__name__}")
+
+
 def check_namespace(namespace: dict, module: str, names: list[str], attribute_errors: str = "",
-                    checked_first: str = "") -> None:
+                    checked_first: frozenset = frozenset()) -> None:
     """Wrap the plain functions ``names`` of a public namespace (``torch``, ``nn.functional``)
     with :func:`tensor_checked`; two names of one function object share one wrapper.
 
@@ -216,7 +249,7 @@ def check_namespace(namespace: dict, module: str, names: list[str], attribute_er
     name is renamed after the namespace, so that pickle finds it there: ``torch.save`` of a
     module that holds ``torch.add`` as an attribute works, as it does in PyTorch."""
     made: dict[int, Callable] = {}
-    attribute_error_names, first_names = set(attribute_errors.split()), set(checked_first.split())
+    attribute_error_names, first_names, public = set(attribute_errors.split()), checked_first, set(names)
     for n in names:
         fn = namespace.get(n)
         if not inspect.isfunction(fn) or not fn.__module__.startswith("learntorch"):
@@ -224,7 +257,8 @@ def check_namespace(namespace: dict, module: str, names: list[str], attribute_er
         wrapped = made.get(id(fn))
         if wrapped is None:
             error = AttributeError if n in attribute_error_names else TypeError
-            wrapped = made[id(fn)] = tensor_checked(fn, error=error, first=n in first_names)
+            name = fn.__name__ if fn.__name__ in public else n  # (``legacy_lu`` is ``torch.lu``)
+            wrapped = made[id(fn)] = tensor_checked(fn, name, error=error, first=n in first_names)
             if not _found_by_pickle(wrapped):
                 wrapped.__module__, wrapped.__qualname__ = module, n
         namespace[n] = wrapped

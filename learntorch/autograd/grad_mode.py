@@ -42,6 +42,10 @@ class _GradModeContext:
             return cls()(args[0])
         return super().__new__(cls)
 
+    def __init__(self, orig_func: Any = None) -> None:
+        """(``orig_func``: the function of ``@torch.no_grad``, which ``__new__`` decorates; one at
+        most, so that ``torch.no_grad(a, b)`` is PyTorch's TypeError)"""
+
     def __enter__(self) -> None:
         self._prev = _state.enabled
         _state.enabled = self._mode
@@ -140,6 +144,13 @@ class inference_mode(no_grad):
     as in PyTorch they cannot be saved for backward later, nor changed in place outside
     inference mode (``tensor_autograd_extras.py``); ``clone()`` gives a normal tensor.
     """
+
+    def __new__(cls, mode: Any = True) -> Any:
+        """As in PyTorch, anything but a bool is taken for the function to decorate
+        (``@torch.inference_mode`` without parentheses): checked only when it is called."""
+        if not isinstance(mode, bool):
+            return cls()(mode)
+        return object.__new__(cls)
 
     def __init__(self, mode: bool = True) -> None:
         self._inference = bool(mode)

@@ -23,14 +23,15 @@ checks in PyTorch's words, unbatched inputs; the arithmetic (and ``padding='same
 """
 from __future__ import annotations
 
+import operator
 from typing import Optional, Sequence, Union
 
 from .. import autocast_state
 from ..ops.autocast import lower_precision
 from ..size import Size
 from ..tensor import Tensor
-from ..ops.convolution import (Convolution, ConvolutionTranspose, check_conv_dtypes, ntuple, pair,
-                               padding_from_string)
+from ..ops.convolution import (Convolution, ConvolutionTranspose, check_conv_bias, check_conv_dtypes,
+                               check_conv_steps, ntuple, padding_from_string, pair)
 
 __all__ = ["conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "single",
            "triple", "conv_transpose_output_padding"]
@@ -43,8 +44,8 @@ def single(value: IntOrSeq) -> int:
     if isinstance(value, (tuple, list)):
         if len(value) != 1:
             raise ValueError(f"expected an int or a 1-tuple, got {value}")
-        return int(value[0])
-    return int(value)
+        return operator.index(value[0])
+    return operator.index(value)  # (a float is PyTorch's TypeError, which int() would truncate)
 
 
 def triple(value: IntOrSeq) -> tuple:
@@ -70,6 +71,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
         raise RuntimeError(f"Expected 3-dimensional weight for 3-dimensional input {list(input.shape)}, but got "
                            f"weight of size {list(weight.shape)} instead")
     stride, dilation = single(stride), single(dilation)
+    check_conv_steps((stride,), (dilation,))
     if isinstance(padding, str):
         input, (padding,) = padding_from_string(input, weight, padding, (stride,), (dilation,))
     padding = single(padding)
@@ -77,6 +79,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
                            f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
                            f"{input.shape[1]} channels instead")
+    check_conv_bias(weight, bias)
     if input.dtype != weight.dtype:
         raise RuntimeError(f"Input type ({input.dtype}) and weight type ({weight.dtype}) should be the same")
     if input.shape[2] + 2 * padding < dilation * (weight.shape[2] - 1) + 1:
@@ -110,6 +113,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
         raise RuntimeError(f"Expected 5-dimensional weight for 5-dimensional input {list(input.shape)}, but got "
                            f"weight of size {list(weight.shape)} instead")
     stride, dilation = _conv_argument(stride, "stride"), _conv_argument(dilation, "dilation")
+    check_conv_steps(stride, dilation)
     if isinstance(padding, str):
         input, padding = padding_from_string(input, weight, padding, stride, dilation)
     padding = _conv_argument(padding, "padding")
@@ -117,6 +121,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
                            f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
                            f"{input.shape[1]} channels instead")
+    check_conv_bias(weight, bias)
     check_conv_dtypes(input, weight, bias)
     padded = [size + 2 * p for size, p in zip(input.shape[2:], padding)]
     spans = [d * (k - 1) + 1 for k, d in zip(weight.shape[2:], dilation)]
@@ -130,6 +135,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
 def _conv_transpose(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride: tuple, padding: tuple,
                     output_padding: tuple, groups: int, dilation: tuple, name: str) -> Tensor:
     n = len(stride)
+    check_conv_steps(stride, dilation)
     if input.dim() != n + 2:
         raise RuntimeError(f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input "
                            f"of size: {list(input.shape)}")
@@ -144,6 +150,7 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Optional[Tensor], strid
     if c_in % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
                            f"but got weight of size {list(weight.shape)} instead")
+    check_conv_bias(weight, bias, transposed=True, groups=groups)
     if input.dtype != weight.dtype:
         raise RuntimeError(f"Input type ({input.dtype}) and weight type ({weight.dtype}) should be the same")
     if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):

@@ -74,9 +74,10 @@ def _dropout_impl(input: Tensor, p: float, training: bool, inplace: bool, per_ch
 
 def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, batched_dims: int,
                      alpha: bool = False) -> Tensor:
-    """Channel-wise dropout of an input whose batched form has ``batched_dims`` dims; an
-    unbatched input (one dim fewer) gets a batch dimension of 1 for the draw."""
-    unbatched = input.dim() == batched_dims - 1
+    """Channel-wise dropout of an input whose batched form has ``batched_dims`` dims; any other
+    input gets a batch dimension of 1 for the draw, as in PyTorch (``dropout3d`` of a 2-D input
+    drops its rows: after the warning, it is taken for one sample whose channels are the rows)."""
+    unbatched = input.dim() != batched_dims
     x = input.unsqueeze(0) if unbatched else input
     out = _dropout_impl(x, p, training, inplace, per_channel=True, alpha=alpha)
     return out.squeeze(0) if unbatched else out

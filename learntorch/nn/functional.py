@@ -19,8 +19,9 @@ The backward formulas are written with tensor operations, so that
 from __future__ import annotations
 
 import math
+import operator
 import warnings
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -30,8 +31,7 @@ from ..ops.autocast import float32_precision, lower_precision
 from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
-from ..arrays import to_numpy, transfer
-from ..device import CPU
+from ..arrays import to_numpy
 from ..ops import pointwise, pointwise_extra
 from ..ops.special import _select, erf_array  # noqa: F401  (erf: ops/special.py)
 from ..ops.common import binary_operands, check_same_device, infer_size, new_result, row_major
@@ -55,6 +55,7 @@ from .bilinear import bilinear  # noqa: F401
 from .distances import pairwise_distance, pdist  # noqa: F401
 from .embedding_bag import embedding_bag  # noqa: F401
 from .feature_dropout import alpha_dropout, dropout1d, dropout3d, feature_alpha_dropout  # noqa: F401
+from .feature_dropout import _dropout_impl
 from .gumbel_softmax import gumbel_softmax  # noqa: F401
 from .rms_norm import rms_norm  # noqa: F401
 from ..ops.pooling import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d,  # noqa: F401
@@ -78,7 +79,6 @@ from ..ops.upsampling import interpolate, upsample, upsample_bilinear, upsample_
 from ..ops.grid_sample import affine_grid, grid_sample  # noqa: F401  (the spatial transformer's two halves)
 from ..ops.pixel_shuffle import pixel_shuffle, pixel_unshuffle  # noqa: F401
 from ..ops.fold import fold, unfold  # noqa: F401
-from ..random import default_generator
 from ._reduction import (_get_reduction, _legacy_get_string, _reduce, _reduce_array,  # noqa: F401
                          _scale_grad)
 from .losses_margin import *  # noqa: F401,F403  (margin_ranking_loss, triplet_margin_loss ... : own file)
@@ -291,10 +291,13 @@ class GeluDerivative(Function):
         return d_grad, h * grad * curvature, None
 
 
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+def gelu(input: Tensor, *, approximate: str = "none") -> Tensor:
     """Gaussian Error Linear Unit: ``x·Φ(x) = x/2·(1 + erf(x/√2))``; ``approximate='tanh'`` uses
-    ``x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³)))``."""
+    ``x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³)))``.  ``approximate`` is keyword-only, as in PyTorch
+    (``F.gelu(x, 'tanh')`` is a TypeError there)."""
     if approximate not in ("none", "tanh"):
+        if not isinstance(approximate, str):
+            raise TypeError(f"gelu(): argument 'approximate' must be str, not {type(approximate).__name__}")
         raise RuntimeError("approximate argument must be either none or tanh.")
     if not input.is_floating_point():
         raise NotImplementedError(f"\"GeluKernelImpl\" not implemented for '{_scalar_name(input)}'")
@@ -390,10 +393,13 @@ def _layer_norm_backward_arrays(ctx: Any, grad: Tensor, x: Tensor, weight: Optio
     return gx, gw, gb
 
 
-def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,
+def layer_norm(input: Tensor, normalized_shape: tuple[int, ...], weight: Optional[Tensor] = None,
                bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
-    """Layer normalisation over the trailing ``normalized_shape`` dimensions (see :class:`nn.LayerNorm`)."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    """Layer normalisation over the trailing ``normalized_shape`` dimensions (see :class:`nn.LayerNorm`).
+
+    ``normalized_shape`` is a list or tuple of ints: one int, or a float in it, is PyTorch's TypeError
+    (``nn.LayerNorm(4)`` makes the tuple; ``F.layer_norm(x, 4)`` does not)."""
+    shape = tuple(map(operator.index, normalized_shape))
     check_same_device(*(t for t in (input, weight, bias) if t is not None))
     k = len(shape)
     if k == 0 or input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
@@ -500,6 +506,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None, 
     """Look up rows of ``weight`` (num_embeddings, dim) by the integer ``input``: output shape
     ``input.shape + (dim,)``.  The ``padding_idx`` row receives no gradient."""
     if padding_idx is not None:
+        padding_idx = operator.index(padding_idx)  # (a float is PyTorch's TypeError)
         if padding_idx > 0:
             if padding_idx >= weight.size(0):
                 raise AssertionError("Padding_idx must be within num_embeddings")
@@ -1071,6 +1078,8 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
         return float32_precision(huber_loss, input, target, reduction, delta, weight)
     _warn_size(input, target)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     input, target = _broadcast_pair(input, target)
     if weight is not None:
         d = (input - target).abs()
@@ -1142,15 +1151,9 @@ def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: boo
                          "This behavior will change in a future release to interpret the input as one without a "
                          "batch dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, "
                          "please switch to using dropout1d instead.", stacklevel=2)
-    if not training or p == 0 or input.numel() == 0:
-        return input
-    if input.dim() < 2:
-        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     # A 3-D input is (N, C, L) here, as in PyTorch (not an unbatched (C, H, W)): one draw per (n, c).
-    shape = tuple(input.shape[:2]) + (1,) * (input.dim() - 2)
-    mask = default_generator.bernoulli(1 - p, shape, input._dtype._np)
-    noise = Tensor._make(transfer(mask / (1 - p) if p < 1 else mask * 0, CPU, input._device), input._device)
-    return input.mul_(noise) if inplace else input * noise
+    # (The recipe of the other variants: an integer input fails as in PyTorch, on the in-place division.)
+    return _dropout_impl(input, p, training, inplace, per_channel=True, alpha=False)
 
 
 class PreluKernel(Function):

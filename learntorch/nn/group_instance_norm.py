@@ -17,12 +17,13 @@ running-statistics updates and ``grad_fn`` (``ViewBackward0``).
 """
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..ops.batch_norm import batch_norm
-from ..ops.common import check_same_device, new_result
+from ..ops.common import check_kernel_dtype, check_same_device, new_result
 from ..tensor import Tensor
 
 __all__ = ["group_norm", "instance_norm"]
@@ -40,10 +41,15 @@ class GroupNorm(Function):
         xp = x._backend.xp
         a = x._data
         n, c = a.shape[:2]
-        grouped = xp.reshape(a, (n, num_groups, -1))
-        mean = xp.mean(grouped, axis=-1, keepdims=True)
-        centred = grouped - mean
-        invstd = 1.0 / xp.sqrt(xp.mean(centred * centred, axis=-1, keepdims=True) + eps)
+        m = c // num_groups * math.prod(a.shape[2:])  # the elements of one group (not -1: n may be 0)
+        grouped = xp.reshape(a, (n, num_groups, m))
+        if m == 0:  # groups of no elements (an input with no positions): nothing to average, nothing to scale
+            mean = xp.zeros((n, num_groups, 1), dtype=a.dtype)
+            centred, invstd = grouped, xp.ones((n, num_groups, 1), dtype=a.dtype)
+        else:
+            mean = xp.mean(grouped, axis=-1, keepdims=True)
+            centred = grouped - mean
+            invstd = 1.0 / xp.sqrt(xp.mean(centred * centred, axis=-1, keepdims=True) + eps)
         out = xp.reshape(centred * invstd, a.shape)
         channel = (1, c) + (1,) * (a.ndim - 2)
         if weight is not None:
@@ -60,7 +66,8 @@ class GroupNorm(Function):
         n, c = x.shape[:2]
         channel = (1, c) + (1,) * (x.ndim - 2)
         reduce_dims = (0,) + tuple(range(2, x.ndim))
-        xg = x.reshape(n, ctx.groups, -1)
+        m = c // ctx.groups * math.prod(x.shape[2:])  # (not -1: n may be 0)
+        xg = x.reshape(n, ctx.groups, m)
         if grad_mode.is_grad_enabled():  # create_graph: statistics as operations of x
             mean = xg.mean(-1, keepdim=True)
             invstd = ((xg - mean) ** 2).mean(-1, keepdim=True).add(ctx.eps).rsqrt()
@@ -71,7 +78,7 @@ class GroupNorm(Function):
         gx = gw = gb = None
         if ctx.needs_input_grad[0]:
             g = grad * weight.reshape(channel) if weight is not None else grad
-            gg = g.reshape(n, ctx.groups, -1)
+            gg = g.reshape(n, ctx.groups, m)
             gx = ((gg - gg.mean(-1, keepdim=True) - xhat * (gg * xhat).mean(-1, keepdim=True)) * invstd)
             gx = gx.reshape(x.shape)
         if len(ctx.needs_input_grad) > 1 and ctx.needs_input_grad[1]:
@@ -88,15 +95,18 @@ def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, 
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
     check_same_device(*(t for t in (input, weight, bias) if t is not None))
     n, c = input.shape[:2]
-    if num_groups <= 0 or c % num_groups:
+    if num_groups == 0:  # (PyTorch's Python code divides by it before any check)
+        raise ZeroDivisionError("integer division or modulo by zero")
+    if num_groups < 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
+    if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(input.shape)} and num_groups={num_groups}")
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and (t.dim() != 1 or t.numel() != c):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
-    if not input.is_floating_point():
-        raise RuntimeError(f"group_norm: expected a floating-point input, got {input.dtype}")
+    check_kernel_dtype("GroupNormKernelImpl", input)
     return GroupNorm.apply(input, weight, bias, num_groups=num_groups, eps=eps)
 
 

@@ -29,6 +29,7 @@ from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..ops import pointwise
+from ..ops.common import Number, check_kernel_dtype
 from ..ops.activations import logsigmoid
 from ..tensor import Tensor
 from ..tensor_arguments import require_tensor
@@ -65,6 +66,11 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
 
 
+def _integer(t: Tensor) -> bool:
+    """An integer tensor (a bool one fails further on, with PyTorch's message for its ``-``)."""
+    return not (t._dtype.is_floating_point or t._dtype.is_complex or t._dtype is dtypes.bool)
+
+
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: Optional[bool] = None,
                          reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     """``x`` where ``y = 1`` and ``max(0, margin - x)`` where ``y = -1``: ``x`` is a distance,
@@ -72,6 +78,9 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
         return float32_precision(hinge_embedding_loss, input, target, margin, size_average, reduce, reduction)
     reduction = _get_reduction(reduction, size_average, reduce)
+    if reduction == "mean" and _integer(input):  # (PyTorch's loss of integers is an integer)
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
+                           f"complex dtype. Got: {dtypes.type_name(input._dtype)}")
     dissimilar = pointwise.where(target != 1, (margin - input).clamp(min=0), 0.0)
     similar = pointwise.where(target != -1, input, 0.0)
     return _reduce(dissimilar + similar, reduction)
@@ -176,6 +185,9 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: Optional[bool]
         return float32_precision(soft_margin_loss, input, target, size_average, reduce, reduction)
     require_tensor("soft_margin_loss", "input", input)  # (the kernel would take a number)
     require_tensor("soft_margin_loss", "target", target, 2)
+    if _integer(input):  # (PyTorch's kernel writes the loss into a tensor of the input's dtype)
+        raise RuntimeError("result type Float can't be cast to the desired output type "
+                           f"{dtypes.type_name(input._dtype)}")
     if target.requires_grad and grad_mode.is_grad_enabled():  # (PyTorch's kernel has no target gradient)
         raise RuntimeError("The function 'soft_margin_loss' is not differentiable with respect to argument "
                            "'target'. This input cannot have requires_grad True.")
@@ -207,7 +219,6 @@ def _as_matrix(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
     if input.ndim > 2 or empty_row:
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
                            f"{_sizes(tuple(input.shape))}")
-    _check_long(target)
     return (input.reshape(1, -1), target.reshape(1, -1)) if input.ndim < 2 else (input, target)
 
 
@@ -260,7 +271,7 @@ def _arange_like(x: Tensor) -> Tensor:
     return Tensor._make(x._backend.xp.arange(x.shape[1]).reshape(1, -1), x._device)
 
 
-def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0,
+def multi_margin_loss(input: Tensor, target: Tensor, p: Number = 1, margin: float = 1.0,
                       weight: Optional[Tensor] = None, size_average: Optional[bool] = None,
                       reduce: Optional[bool] = None, reduction: str = "mean") -> Tensor:
     """Multi-class hinge loss of scores ``input`` (N, C) against class indices ``target`` (N,)."""
@@ -272,6 +283,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     if weight is not None and weight.ndim != 1:
         raise ValueError("weight must be one-dimensional")
     x, y = _as_matrix(input, target)
+    check_kernel_dtype("multi_margin_loss_cpu_kernel", input)  # (floating-point scores, then a Long target)
+    _check_long(target)
     n, c = x.shape
     if target.ndim > 1 or target.numel() != n:
         raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
@@ -330,6 +343,8 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Optional
     if autocast_state.ACTIVE[0]:  # inside torch.autocast: in float32 (ops/autocast.py)
         return float32_precision(multilabel_margin_loss, input, target, size_average, reduce, reduction)
     reduction = _get_reduction(reduction, size_average, reduce)
+    if input.numel() == 0 and target.dtype is not dtypes.int64:  # no row: PyTorch's kernel reads no label,
+        target = target.long()  # so it never asks the target's dtype (the sizes are still checked)
     x, t = _as_matrix(input, target)
     n, c = x.shape
     if input.ndim < 2 and (target.ndim > 1 or target.numel() != c):
@@ -340,6 +355,8 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average: Optional
     labels = np.asarray(t.tolist(), dtype=np.int64).reshape(n, c)
     if labels.size and (labels.min() < -1 or labels.max() >= c):
         raise RuntimeError("argument #2 'target' is out of range")
+    check_kernel_dtype("multilabel_margin_loss_forward_out_frame", input)  # (PyTorch's order: after the range)
+    _check_long(target)
     valid = np.cumprod(labels != -1, axis=1).astype(bool)     # the listed classes: up to the first -1
     is_target = np.zeros((n, c), dtype=bool)
     rows = np.repeat(np.arange(n), c)[valid.ravel()]

@@ -11,7 +11,8 @@ its gradients and second derivatives, and its ``grad_fn`` (``MulBackward0``).
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence, Union
+import operator
+from typing import Optional, Sequence
 
 from .. import dtypes
 from ..ops.common import check_same_device
@@ -41,13 +42,14 @@ def _check_shapes(input: Tensor, shape: tuple, weight: Optional[Tensor]) -> None
         raise NotImplementedError(f"\"rms_norm\" not implemented for '{dtypes.SCALAR_NAMES[input._dtype.name]}'")
 
 
-def rms_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,
+def rms_norm(input: Tensor, normalized_shape: tuple[int, ...], weight: Optional[Tensor] = None,
              eps: Optional[float] = None) -> Tensor:
     """Divide each sample by its root mean square over the trailing ``normalized_shape`` dims.
 
-    ``eps=None`` means the machine epsilon of the computing dtype (``finfo(float32).eps`` for
-    float32, bfloat16 and float16, which compute in float32)."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    ``normalized_shape`` is a list or tuple of ints (one int is PyTorch's TypeError, as for
+    ``layer_norm``).  ``eps=None`` means the machine epsilon of the computing dtype
+    (``finfo(float32).eps`` for float32, bfloat16 and float16, which compute in float32)."""
+    shape = tuple(map(operator.index, normalized_shape))
     check_same_device(*(t for t in (input, weight) if t is not None))
     _check_shapes(input, shape, weight)
     x = input.float() if input._dtype.name in _REDUCED else input

@@ -10,8 +10,9 @@ the one implementation in ``nn.functional``, so the numbers and ``grad_fn`` are 
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional
 
+from ..ops.common import wrap_dim
 from ..tensor import Tensor
 from . import functional as F
 
@@ -89,37 +90,48 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any) -> tuple[Tensor, Tensor
     return F.adaptive_max_pool1d(input, output_size, return_indices=True)
 
 
+def _native_p(p: float) -> float:
+    """``p`` when it is a probability.  The native ops raise a RuntimeError for one outside [0, 1]
+    (``torch.dropout(x, 1.5, True)``), where ``F.dropout``, written in Python, raises a ValueError."""
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return p
+
+
 def dropout(input: Tensor, p: float, train: bool) -> Tensor:
-    return F.dropout(input, p, train)
+    return F.dropout(input, _native_p(p), train)
 
 
 def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
-    return F.dropout(input, p, train, inplace=True)
+    return F.dropout(input, _native_p(p), train, inplace=True)
 
 
 def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
-    return F.alpha_dropout(input, p, train)
+    return F.alpha_dropout(input, _native_p(p), train)
 
 
 def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
-    return F.alpha_dropout(input, p, train, inplace=True)
+    return F.alpha_dropout(input, _native_p(p), train, inplace=True)
 
 
 def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
-    return F.feature_alpha_dropout(input, p, train)
+    return F.feature_alpha_dropout(input, _native_p(p), train)
 
 
 def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
-    return F.feature_alpha_dropout(input, p, train, inplace=True)
+    return F.feature_alpha_dropout(input, _native_p(p), train, inplace=True)
 
 
-def layer_norm(input: Tensor, normalized_shape: Union[int, Sequence[int]], weight: Optional[Tensor] = None,
+def layer_norm(input: Tensor, normalized_shape: tuple[int, ...], weight: Optional[Tensor] = None,
                bias: Optional[Tensor] = None, eps: float = 1e-05, cudnn_enable: bool = True) -> Tensor:
     return F.layer_norm(input, normalized_shape, weight, bias, eps)
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None, bias: Optional[Tensor] = None,
                eps: float = 1e-05, cudnn_enabled: bool = True) -> Tensor:
+    wrap_dim(1, input.dim())  # (the native op reads the number of channels first: PyTorch's IndexError)
+    if num_groups == 0:  # (the native op checks it; F.group_norm's Python code divides by it first)
+        raise RuntimeError("Expected num groups to be greater than 0, got 0")
     return F.group_norm(input, num_groups, weight, bias, eps)
 
 

@@ -26,7 +26,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.function import Function
 from ..random import default_generator
-from .common import check_kernel_dtype, new_result
+from .common import Number, check_kernel_dtype, new_result
 from .formula import TensorMath, array_math, differentiable_backward
 from .inplace import inplace as inplace_op
 from ..tensor import Tensor
@@ -230,6 +230,8 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    if alpha == 0:  # (1 / alpha below: PyTorch's message, and its type)
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _run(Celu, input, inplace, alpha=float(alpha), scale=1.0, input_scale=1.0 / alpha)
 
 
@@ -246,10 +248,15 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    if min_val > max_val:  # (F.hardtanh's own check, in Python: F.hardtanh_ has none)
+        raise ValueError("min_val cannot be greater than max_val")
+    return _hardtanh(input, min_val, max_val, inplace)
+
+
+def _hardtanh(input: Tensor, min_val: float, max_val: float, inplace: bool) -> Tensor:
+    """The kernel: ``min(max(x, min_val), max_val)``, so ``max_val`` everywhere when the bounds cross."""
     if input._dtype is dtypes.bool:  # (integers are clipped as they are)
         raise RuntimeError("Bool inputs not supported for hardtanh")
-    if min_val > max_val:
-        raise ValueError("min_val cannot be greater than max_val")
     return _run(Hardtanh, input, inplace, lo=float(min_val), hi=float(max_val))
 
 
@@ -386,8 +393,9 @@ _INPLACE_TWINS[RreluWithNoise] = _inplace_twin(RreluWithNoise, "RreluWithNoiseBa
 # ---------------------------------------------------------------------------- F.elu_ & co
 # The in-place functional forms: the ``inplace=True`` call under its own name, as PyTorch
 # exports them (``F.elu_(x)`` is ``F.elu(x, inplace=True)``; both return ``x`` itself).
-def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
-    return elu(input, alpha, inplace=True)
+def elu_(input: Tensor, alpha: Number = 1.0, scale: Number = 1.0, input_scale: Number = 1.0) -> Tensor:
+    """``F.elu_`` is the native ``elu_``, with its ``scale`` and ``input_scale`` (the ``selu`` constants)."""
+    return _run(Elu, input, True, alpha=float(alpha), scale=float(scale), input_scale=float(input_scale))
 
 
 def selu_(input: Tensor) -> Tensor:
@@ -402,8 +410,9 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     return leaky_relu(input, negative_slope, inplace=True)
 
 
-def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
-    return hardtanh(input, min_val, max_val, inplace=True)
+def hardtanh_(input: Tensor, min_val: Number = -1.0, max_val: Number = 1.0) -> Tensor:
+    """The native ``hardtanh_``: without ``F.hardtanh``'s check that ``min_val <= max_val``."""
+    return _hardtanh(input, min_val, max_val, True)
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:

@@ -31,7 +31,7 @@ from ..device import CPU
 from ..tensor import Tensor, _wrap_dim
 from ..tensor_arguments import require_tensor
 from .autocast import float32_precision
-from .common import infer_size, new_result, numpy_aliases, wrap_dim
+from .common import check_kernel_dtype, infer_size, new_result, numpy_aliases, wrap_dim
 from .formula import differentiable_backward
 from .shape import cat, movedim, stack
 from .indexing import index_select
@@ -184,6 +184,7 @@ def trace(input: Tensor) -> Tensor:
         return float32_precision(trace, input)
     if input.dim() != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input.dim()))
+    check_kernel_dtype("trace", input, ints=True)
     return Trace.apply(input)
 
 
@@ -227,17 +228,32 @@ def tile(input: Tensor, dims: Sequence[int]) -> Tensor:
 
 
 @numpy_aliases
+def _check_counts(counts: Tensor) -> None:
+    """Counts are integers: PyTorch's kernel is not written for floats or bools."""
+    if counts.dtype.is_floating_point or counts.dtype is dtypes.bool:
+        raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{dtypes.type_name(counts.dtype)}'")
+
+
 def repeat_interleave(input: Tensor, repeats: Union[int, Tensor, None] = None, dim: Optional[int] = None) -> Tensor:
     """Repeat each element ``repeats`` times in place (``[1, 2]`` → ``[1, 1, 2, 2]``).  With no
     ``repeats``, ``input`` holds the counts and index ``i`` is repeated ``input[i]`` times."""
     if repeats is None:
+        _check_counts(input)
+        if input.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         counts = np.asarray(input.tolist(), dtype=np.int64).reshape(-1)
+        if (counts < 0).any():
+            raise RuntimeError("repeats can not be negative")
         return _const(input, np.repeat(np.arange(counts.size), counts).astype(np.int64))
     if isinstance(repeats, (list, tuple)):  # PyTorch takes an int or a tensor, not a list
         raise TypeError(f"repeat_interleave() received an invalid combination of arguments - got "
                         f"({type(repeats).__name__}, {type(dim).__name__}), but expected one of:\n"
                         " * (Tensor repeats, int dim = None, *, int output_size = None)\n"
                         " * (int repeats, int dim = None, *, int output_size = None)\n")
+    if isinstance(repeats, Tensor):
+        if repeats.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        _check_counts(repeats)
     if dim is None:
         input, dim = input.flatten(), 0
     dim = _wrap_dim(dim, input.dim())
@@ -576,6 +592,11 @@ def _einsum_from_sublists(args: tuple) -> tuple[str, tuple]:
     letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
     def text(sublist: Any) -> str:
+        if isinstance(sublist, Tensor):  # (``einsum(a, b)``: the equation is missing)
+            # PyTorch's own code compares the tensor's rows with numbers: ambiguous for a matrix's rows
+            error = RuntimeError if sublist.ndim > 1 else TypeError
+            raise error("einsum(): got a Tensor where a subscripts list was expected; the equation string "
+                        "comes first: einsum('ij,jk->ik', a, b)")
         out = []
         for item in sublist:
             if item is Ellipsis:
@@ -601,13 +622,13 @@ def einsum(equation: str, *operands: Any) -> Tensor:
 
     ``'...'`` stands for the dimensions no letter names (they broadcast); a letter repeated in one
     operand takes a diagonal.  Built from differentiable operations, as in PyTorch (see above)."""
+    if not operands:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list")
     if not isinstance(equation, str):  # the sublist form: einsum(a, [0, 1], b, [1, 2], [0, 2])
         equation, operands = _einsum_from_sublists((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    if not operands:
-        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
-                         "operand and its subscripts list")
     for i, operand in enumerate(operands):
         if not isinstance(operand, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(operand).__name__}")
@@ -675,6 +696,8 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
 
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
     """A bool tensor: is each of ``elements`` among ``test_elements``?"""
+    if any(isinstance(t, Tensor) and t.dtype is dtypes.bool for t in (elements, test_elements)):
+        raise RuntimeError("Unsupported input type encountered for isin(): Bool")
     like = elements if isinstance(elements, Tensor) else test_elements
     a = elements.detach().cpu().numpy() if isinstance(elements, Tensor) else np.asarray(elements)
     b = test_elements.detach().cpu().numpy() if isinstance(test_elements, Tensor) else np.asarray(test_elements)
@@ -730,18 +753,24 @@ def broadcast_tensors(*tensors: Tensor) -> tuple:
 
 def column_stack(tensors: Sequence[Tensor]) -> Tensor:
     """1-D tensors become columns, 2-D ones are joined side by side."""
+    if isinstance(tensors, Tensor):  # (iterating would take its rows for the tensors)
+        raise TypeError("column_stack(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor")
     return cat([t.reshape(-1, 1) if t.dim() <= 1 else t for t in tensors], 1)
 
 
 def fliplr(input: Tensor) -> Tensor:
+    if input.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
     return input.flip(1)
 
 
 def flipud(input: Tensor) -> Tensor:
+    if input.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
     return input.flip(0)
 
 
-def moveaxis(input: Tensor, source: Any, destination: Any) -> Tensor:
+def moveaxis(input: Tensor, source: Union[int, Sequence[int]], destination: Union[int, Sequence[int]]) -> Tensor:
     """NumPy's name for ``movedim``."""
     return input.movedim(source, destination)
 
@@ -770,6 +799,8 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     """The ``r``-element combinations of a 1-D tensor's entries, as rows (like
     ``itertools.combinations``, or ``combinations_with_replacement``), in the same order."""
     _check_vector(input)
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:
         return input.new_empty((0,))
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations

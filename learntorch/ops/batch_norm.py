@@ -114,6 +114,10 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     if eps < 0.0:
         raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    if input.numel() == 0:  # PyTorch returns before any other check: a copy, times weight[0], plus bias[0]
+        out = input.clone()
+        out = out * weight[0] if weight is not None else out
+        return out + bias[0] if bias is not None else out
     if input.ndim < 2:
         raise RuntimeError(f"batch_norm: expected an input with at least 2 dimensions (N, C, ...), "
                            f"got {input.ndim}D")

@@ -49,7 +49,7 @@ def _scalar_name(t: Tensor) -> str:
 def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:
     """``out[i]`` = how many times ``i`` occurs in the 1-D non-negative integer ``input`` (with
     ``weights``: the sum of their weights).  The length is ``max(input) + 1``, at least ``minlength``."""
-    if input.dtype.is_floating_point:
+    if input.dtype.is_floating_point or input.dtype is dtypes.bool:  # (an integer kernel)
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{_scalar_name(input)}'")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
@@ -121,9 +121,9 @@ def _bin_positions(x: np.ndarray, lo: Any, hi: Any, bins: int) -> np.ndarray:
 def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:  # noqa: A002
     """Counts of ``input``'s values in ``bins`` equal-width bins between ``min`` and ``max``
     (the data's own range when both are 0); values outside are ignored."""
-    _check_float(input, "histogram_cpu")
-    if bins <= 0:
+    if bins <= 0:  # (the arguments first, then the dtype, as PyTorch checks them)
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    _check_float(input, "histogram_cpu")
     if min > max:
         raise RuntimeError("torch.histc: max must be larger than min")
     x = _host(input).reshape(-1)
@@ -142,16 +142,21 @@ def histogram(input: Tensor, bins: Union[int, Tensor] = 100, *, range: Optional[
     """``(hist, bin_edges)``: ``bins`` equal bins over ``range`` (the data's range by default),
     or the bins between the given increasing ``bin_edges``; ``weight`` weighs each value and
     ``density=True`` scales the result to integrate to 1."""
+    if isinstance(bins, Tensor):  # (the arguments first, then the dtype, as PyTorch checks them)
+        if bins.ndim != 1 or not bins.numel():
+            raise RuntimeError("torch.histogramdd: bins tensor should have " + (
+                f"one dimension, but got {bins.ndim} dimensions" if bins.ndim != 1 else
+                "at least 1 element, but got 0 elements") + " in the bins tensor for dimension 0")
+    elif not isinstance(bins, int):
+        raise TypeError(f"histogram(): argument 'bins' (position 2) must be int or Tensor, not {type(bins).__name__}")
+    elif bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     _check_float(input, "histogramdd")
     x = _host(input).reshape(-1)
     dt = x.dtype
     if isinstance(bins, Tensor):
         edges = _host(bins).astype(dt)
-        if bins.ndim != 1 or edges.size < 1:
-            raise RuntimeError("torch.histogram(): bins tensor should have one dimension")
     else:
-        if bins <= 0:
-            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
         if range is not None:
             lo, hi = range
         elif x.size:
@@ -217,10 +222,12 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
         right = side == "right"
     seq = sorted_sequence
     scalar = not isinstance(input, Tensor)
-    if scalar and seq.ndim != 1:
+    if (scalar or not input.ndim) and seq.ndim != 1:
         raise RuntimeError(f"torch.searchsorted(): input value can be a scalar only when boundaries tensor "
                            f"dimension is 1, but we got boundaries tensor dim({seq.ndim}) and input value's "
                            f"dim(0) numel(1)")
+    if seq.dtype is dtypes.bool:
+        raise NotImplementedError("\"searchsorted_out_cpu\" not implemented for 'Bool'")
     values = np.asarray(input) if scalar else _host(input)
     if seq.ndim != 1 and (seq.ndim != values.ndim or tuple(seq.shape[:-1]) != values.shape[:-1]):
         raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import operator
 from typing import Any, Optional, Sequence, Union
 
 from .. import warn_always
@@ -54,21 +55,28 @@ IntOrPair = Union[int, Sequence[int]]
 
 def pair(value: IntOrPair) -> tuple[int, int]:
     """``3`` → ``(3, 3)``; ``(3, 5)`` stays."""
-    if isinstance(value, (tuple, list)):
-        if len(value) != 2:
-            raise ValueError(f"expected an int or a pair of ints, got {value}")
-        return int(value[0]), int(value[1])
-    return int(value), int(value)
+    return ntuple(value, 2)
+
+
+def repeated(value: Any, n: int) -> tuple:
+    """A layer's stored size, as PyTorch's modules keep it: ``3`` → ``(3, 3)``, a sequence as a
+    tuple, and nothing checked.  ``nn.Conv2d(1, 1, 3, padding=1.5)`` is built, as in PyTorch, and
+    its first call is refused (by :func:`ntuple`), not its construction."""
+    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
 
 
 def ntuple(value: IntOrPair, n: int) -> tuple:
     """``3`` → ``(3,) * n``; a sequence of ``n`` ints stays (as a tuple): ``kernel_size=3`` of a
-    ``Conv3d`` is ``(3, 3, 3)``."""
-    if isinstance(value, (tuple, list)):
-        if len(value) != n:
-            raise ValueError(f"expected an int or a sequence of {n} ints, got {value}")
-        return tuple(int(v) for v in value)
-    return (int(value),) * n
+    ``Conv3d`` is ``(3, 3, 3)``.  A float (``padding=k / 2``) is PyTorch's TypeError:
+    ``operator.index`` refuses it where ``int`` would truncate it."""
+    items = repeated(value, n)
+    if len(items) != n:
+        raise ValueError(f"expected an int or a sequence of {n} ints, got {value}")
+    try:
+        return tuple(operator.index(v) for v in items)
+    except TypeError:
+        raise TypeError(f"expected an int or a sequence of {n} ints (a kernel size, stride, padding or dilation), "
+                        f"got {value!r}: these count whole elements, so write k // 2, not k / 2") from None
 
 
 def _out_size(size: int, k: int, stride: int, pad: int, dil: int, ceil_mode: bool = False) -> int:
@@ -444,6 +452,27 @@ def check_conv_dtypes(input: Tensor, weight: Tensor, bias: Optional[Tensor]) -> 
                            f"{names.get(weight.dtype.name, 'BFloat16')}")
 
 
+def check_conv_steps(stride: Sequence[int], dilation: Sequence[int]) -> None:
+    """PyTorch's checks of a convolution's steps: a stride or dilation of 0 (or less) is an error
+    there, where the arithmetic here would divide by zero, or quietly give an empty output."""
+    if min(stride) <= 0:
+        raise RuntimeError("non-positive stride is not supported")
+    if min(dilation) <= 0:
+        raise RuntimeError("non-positive dilation is not supported")
+
+
+def check_conv_bias(weight: Tensor, bias: Optional[Tensor], transposed: bool = False, groups: int = 1) -> None:
+    """PyTorch's check of the bias: one value per output channel (``weight.shape[0]``, or
+    ``weight.shape[1] · groups`` for a transposed convolution), in a 1-D tensor."""
+    if bias is None:
+        return
+    n = weight._data.shape[1] * groups if transposed else weight._data.shape[0]  # (the arrays' shapes: cheaper)
+    if bias._data.shape != (n,):
+        given = "Given transposed=1, weight" if transposed else "Given weight"
+        raise RuntimeError(f"{given} of size {list(weight.shape)}, expected bias to be 1-dimensional with {n} "
+                           f"elements, but got bias of size {list(bias.shape)} instead")
+
+
 def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntOrPair = 1,
            padding: Union[IntOrPair, str] = 0, dilation: IntOrPair = 1, groups: int = 1) -> Tensor:
     """2-D convolution (really cross-correlation, as in every deep-learning library) of
@@ -455,8 +484,12 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
                            f"{list(input.shape)}")
     if input.dim() == 3:
         return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
+    if weight.dim() != 4:
+        raise RuntimeError(f"Expected 4-dimensional weight for 4-dimensional input {list(input.shape)}, but got "
+                           f"weight of size {list(weight.shape)} instead")
     check_same_device(input, weight)
     stride, dilation = pair(stride), pair(dilation)
+    check_conv_steps(stride, dilation)
     if isinstance(padding, str):
         input, padding = padding_from_string(input, weight, padding, stride, dilation)
     padding = pair(padding)
@@ -464,6 +497,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
                            f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
                            f"{input.shape[1]} channels instead")
+    check_conv_bias(weight, bias)
     check_conv_dtypes(input, weight, bias)
     for size, k, p, d in zip(input.shape[2:], weight.shape[2:], padding, dilation):
         if size + 2 * p < d * (k - 1) + 1:

@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Any, Sequence, Union
 
 from ..autograd.function import Function
-from .common import new_result
+from .. import dtypes
+from .common import check_kernel_dtype, new_result
 from .convolution import _add_windows, _out_size, _pad, _windows, pair
 from ..tensor import Tensor
 
@@ -78,27 +79,57 @@ class Col2Im(Function):
         return Im2Col.apply(grad, **ctx.args), None, None, None, None, None
 
 
+def _check_dtype(kernel: str, input: Tensor) -> None:
+    """PyTorch's im2col/col2im take floats, complex numbers and bools, not integers."""
+    if not input.is_complex() and input.dtype is not dtypes.bool:
+        check_kernel_dtype(kernel, input)
+
+
+def _pair_arg(value: IntOrPair, name: str) -> tuple[int, int]:
+    """``3`` → ``(3, 3)``; a pair stays; another length is PyTorch's RuntimeError."""
+    if isinstance(value, (tuple, list)) and len(value) != 2:
+        raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(value)}")
+    return pair(value)
+
+
 def _window_args(kernel_size: IntOrPair, dilation: IntOrPair, padding: IntOrPair,
                  stride: IntOrPair) -> tuple[tuple, tuple, tuple, tuple]:
-    return pair(kernel_size), pair(dilation), pair(padding), pair(stride)
+    """The four window options as pairs, with PyTorch's checks in its order (a stride of 0 would
+    divide by zero here, a negative padding index from the end)."""
+    kernel, dilation = _pair_arg(kernel_size, "kernel_size"), _pair_arg(dilation, "dilation")
+    padding, stride = _pair_arg(padding, "padding"), _pair_arg(stride, "stride")
+    if min(kernel) <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {kernel[0]} "
+                           f"kernel_width: {kernel[1]}")
+    if min(dilation) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: {dilation[0]} "
+                           f"dilation_width: {dilation[1]}")
+    if min(padding) < 0:
+        raise RuntimeError(f"padding should be non-negative, but got pad_height: {padding[0]} pad_width: "
+                           f"{padding[1]}")
+    if min(stride) <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got stride_height: {stride[0]} "
+                           f"stride_width: {stride[1]}")
+    return kernel, dilation, padding, stride
 
 
 def unfold(input: Tensor, kernel_size: IntOrPair, dilation: IntOrPair = 1, padding: IntOrPair = 0,
            stride: IntOrPair = 1) -> Tensor:
     """Every sliding ``kernel_size`` window of ``(N, C, H, W)`` as a column of ``(N, C·kh·kw, L)``."""
-    if input.dim() < 3:  # PyTorch reads the size of dimension 2 first
+    kernel, dilation, padding, stride = _window_args(kernel_size, dilation, padding, stride)
+    if input.dim() < 3:  # PyTorch reads the size of dimension 2 next (after the options)
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(input.dim(), 1)}, "
                          f"{max(input.dim(), 1) - 1}], but got 2)")
     if input.dim() > 4:
         raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
                            f"dimensions for input, but got: {list(input.shape)}")
-    kernel, dilation, padding, stride = _window_args(kernel_size, dilation, padding, stride)
     size = tuple(input.shape[-2:])
     blocks = _blocks(size, kernel, dilation, padding, stride)
     if min(blocks) < 1:
         raise RuntimeError(f"Given input with spatial size {size}, kernel_size={kernel}, dilation={dilation}, "
                            f"padding={padding}, calculated shape of the array of sliding blocks as {blocks}, but "
                            "its components must be at least one.")
+    _check_dtype("im2col_out_cpu", input)
     return Im2Col.apply(input, kernel=kernel, dilation=dilation, padding=padding, stride=stride)
 
 
@@ -108,7 +139,7 @@ def fold(input: Tensor, output_size: IntOrPair, kernel_size: IntOrPair, dilation
     if input.dim() not in (2, 3):
         raise RuntimeError("Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero "
                            f"dimensions for input, but got: {list(input.shape)}")
-    size = pair(output_size)
+    size = _pair_arg(output_size, "output_size")
     kernel, dilation, padding, stride = _window_args(kernel_size, dilation, padding, stride)
     ckk, length = input.shape[-2:]
     if ckk % (kernel[0] * kernel[1]):
@@ -124,4 +155,5 @@ def fold(input: Tensor, output_size: IntOrPair, kernel_size: IntOrPair, dilation
                            f"stride={stride}, expected size of input's dimension 2 to match the calculated number of "
                            f"sliding blocks {blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got "
                            f"input.size(2)={length}.")
+    _check_dtype("col2im_out_cpu", input)
     return Col2Im.apply(input, output_size=size, kernel=kernel, dilation=dilation, padding=padding, stride=stride)

@@ -23,6 +23,7 @@ axis), 1 is ``y`` (height), 2 is ``z`` (depth).
 from __future__ import annotations
 
 import itertools
+import operator
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -96,7 +97,7 @@ def affine_grid(theta: Tensor, size: Sequence[int], align_corners: Optional[bool
         align_corners = False
     if not theta.dtype.is_floating_point:
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
-    size = tuple(int(s) for s in size)
+    size = tuple(operator.index(s) for s in size)  # (a float is PyTorch's TypeError)
     if len(size) == 4:
         if theta.ndim != 3 or tuple(theta.shape[-2:]) != (2, 3):
             raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. "

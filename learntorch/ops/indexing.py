@@ -483,6 +483,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) ->
     but ``dim`` (as ``np.take_along_axis``); with ``dim=None``, of the flattened tensors."""
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1))
+    if indices._dtype is not dtypes.int64:  # (with a dim, PyTorch takes int64 indices only)
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{dtypes.type_name(indices._dtype)}")
     if input.ndim != indices.ndim:
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
                            f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
@@ -531,7 +534,9 @@ class Gather(Function):
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """``out[i][j] = input[i][index[i][j]]`` for ``dim=1``: pick one entry per row."""
     if index._dtype not in (dtypes.int64, dtypes.int32):
-        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+        if index.numel():
+            raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+        index = index.to(dtypes.int64)  # (an empty index picks nothing: PyTorch checks no dtype then)
     check_same_device(input, index)
     d = _wrap_dim(dim, input.ndim)
     if index.numel():  # PyTorch's gather_shape_check (a 0-d tensor counts as one dimension of size 1)
@@ -644,6 +649,8 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    if mask.dtype is not dtypes.bool:  # (indexing would take an integer tensor for indices)
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = tuple(_broadcast(input.shape, mask.shape))
     if tuple(input.shape) != shape:
         input = input.expand(shape)

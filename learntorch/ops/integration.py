@@ -12,7 +12,6 @@ last operation's node (``MulBackward1``, ``DivBackward1``, ``CumsumBackward0``, 
 """
 from __future__ import annotations
 
-import numbers
 from typing import Any, Optional
 
 from .. import dtypes
@@ -49,18 +48,29 @@ def _pairs(y: Tensor, dim: int) -> Tensor:
     return y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)
 
 
+def _check_samples(name: str, y: Tensor, x: Any) -> None:
+    """``x`` is a tensor of sample coordinates: an even spacing is given by name
+    (``trapezoid(y, dx=0.1)``), and ``trapezoid(y, 0.1)`` is PyTorch's TypeError.  Bool samples
+    are refused, as PyTorch refuses them."""
+    if x is not None and not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument 'x' (position 2) must be Tensor, not {type(x).__name__}; for evenly "
+                        f"spaced samples give the spacing by name: {name}(y, dx={x!r})")
+    if y._dtype is dtypes.bool or (x is not None and x._dtype is dtypes.bool):
+        what = "`y`" if x is None else "`x` or `y`"
+        raise RuntimeError(f"{name}: received a bool input for {what}, but bool is not supported")
+
+
 def _dim_of(y: Tensor, dim: int) -> int:
     if y.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     return _wrap_dim(dim, y.ndim)
 
 
-def trapezoid(y: Tensor, x: Any = None, *, dx: Optional[float] = None, dim: int = -1) -> Tensor:
+def trapezoid(y: Tensor, x: Optional[Tensor] = None, *, dx: Optional[float] = None, dim: int = -1) -> Tensor:
     """The trapezoid rule along ``dim``: samples ``y`` at coordinates ``x`` (a tensor), or evenly
     spaced ``dx`` apart (default 1)."""
+    _check_samples("trapezoid", y, x)
     d = _dim_of(y, dim)
-    if isinstance(x, numbers.Number):
-        x, dx = None, x
     if x is not None and dx is not None:
         raise TypeError("trapezoid() received an invalid combination of arguments - got both x and dx")
     if y.shape[d] == 0:
@@ -76,11 +86,10 @@ def trapezoid(y: Tensor, x: Any = None, *, dx: Optional[float] = None, dim: int 
 trapz = trapezoid
 
 
-def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Optional[float] = None, dim: int = -1) -> Tensor:
+def cumulative_trapezoid(y: Tensor, x: Optional[Tensor] = None, *, dx: Optional[float] = None, dim: int = -1) -> Tensor:
     """The running trapezoid integral along ``dim`` (one value fewer than ``y`` has samples)."""
+    _check_samples("cumulative_trapezoid", y, x)
     d = _dim_of(y, dim)
-    if isinstance(x, numbers.Number):
-        x, dx = None, x
     if y.shape[d] == 0:
         return _as_float(y)
     if x is None:
@@ -92,6 +101,9 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: in
     """The derivative of sampled values along each of ``dim`` (all dimensions by default), as a
     tuple.  ``spacing``: one number for all dimensions, one per dimension, or one 1-D tensor of
     sample coordinates per dimension."""
+    if input.dtype is dtypes.bool:  # (the differences subtract bools)
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
     if isinstance(spacing, Tensor):
         raise TypeError("gradient() received an invalid combination of arguments - got (Tensor, spacing=Tensor), "
                         "but expected one of:\n * (Tensor input, *, tuple of ints dim, int edge_order = 1)")

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from .common import infer_size, new_result, return_type, sum_to
+from .common import check_kernel_dtype, infer_size, new_result, return_type, sum_to
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "eigh", "svd", "svdvals", "qr", "pinv",
            "matrix_rank", "cross"]
@@ -480,4 +480,5 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
                            f"{input.shape[d - len(shape) + input.ndim]} and {other.shape[d - len(shape) + other.ndim]}")
     if input.dtype is not other.dtype:
         raise RuntimeError("linalg.cross: expected both inputs to have the same dtype")
+    check_kernel_dtype("cross", input, ints=True)
     return Cross.apply(input, other, d - len(shape))

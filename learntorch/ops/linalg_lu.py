@@ -32,6 +32,7 @@ Backward formulas, written with tensor operations (so they can be differentiated
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -132,7 +133,7 @@ def _lu_arrays(xp: Any, a: Any) -> tuple[Any, Any, Any]:
     array.  A zero pivot is skipped and reported in ``info`` (1-based, first one only)."""
     *batch, m, n = a.shape
     k = min(m, n)
-    lu = xp.reshape(xp.asarray(a, copy=True), (-1, m, n))
+    lu = xp.reshape(xp.asarray(a, copy=True), (math.prod(batch), m, n))  # (not -1: m or n may be 0)
     which = xp.arange(lu.shape[0])
     pivots = xp.zeros((lu.shape[0], k), dtype=xp.int32)
     info = xp.zeros(lu.shape[0], dtype=xp.int32)
@@ -155,7 +156,7 @@ def _permutation(xp: Any, pivots: Any, m: int) -> Any:
     """The row order ``perm`` that the swaps recorded in ``pivots`` produce: row ``i`` of
     ``Pᵀ A`` is row ``perm[i]`` of ``A``."""
     *batch, k = pivots.shape
-    piv = xp.reshape(pivots, (-1, k))
+    piv = xp.reshape(pivots, (math.prod(batch), k))  # (not -1: k may be 0)
     perm = xp.asarray(xp.broadcast_to(xp.arange(m), (piv.shape[0], m)), copy=True)
     which = xp.arange(piv.shape[0])
     for j in range(k):
@@ -288,10 +289,10 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
     if A.ndim < 2:
         raise RuntimeError(f"torch.triangular_solve: Expected A to have at least 2 dimensions, but it has {A.ndim} "
                            "dimensions instead")
-    _check_kernel_dtype("triangular_solve_cpu", A, b)
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"torch.triangular_solve: A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    _check_kernel_dtype("triangular_solve_cpu", A, b)  # (after the shapes, as PyTorch checks them)
     _check_rhs_shape("torch.triangular_solve", A, b, True)
     return triangular_solve_result(*TriangularSolve.apply(b, A, upper, transpose, unitriangular))
 
@@ -638,7 +639,7 @@ def _cholesky_arrays(xp: Any, a: Any) -> tuple[Any, Any]:
     (not its root) on the diagonal, and ``A``'s own entries after it; ``info`` is the order
     of the first minor that is not positive-definite."""
     *batch, n, _ = a.shape
-    w = xp.reshape(xp.tril(a), (-1, n, n))
+    w = xp.reshape(xp.tril(a), (math.prod(batch), n, n))  # (not -1: n may be 0)
     info = xp.zeros(w.shape[0], dtype=xp.int32)
     with np.errstate(all="ignore"):  # (the failed matrices' columns are computed, then dropped)
         for j in range(n):

@@ -10,6 +10,7 @@ products with reshapes and reductions, so their gradients come from those operat
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Optional
 
 from .. import warn_always
@@ -279,7 +280,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     return Bmm.apply(input, mat2)
 
 
-def dot(input: Tensor, tensor: Tensor, _node: Any = None) -> Tensor:
+def dot(input: Tensor, tensor: Tensor, *, _node: Any = None) -> Tensor:  # (``_node``: vdot's; no third tensor)
     """Inner product of two 1-D tensors (the notes' ``a*b`` is element-wise, not this)."""
     if input.ndim != 1 or tensor.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {tensor.ndim}D tensors")
@@ -439,14 +440,16 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     k = 1
     for d in dims_a:
         k *= a.shape[d]
-    am = a.permute(*free_a, *dims_a).reshape(-1, k)
-    bm = b.permute(*dims_b, *free_b).reshape(k, -1)
+    rows, cols = math.prod(a.shape[d] for d in free_a), math.prod(b.shape[d] for d in free_b)
+    am = a.permute(*free_a, *dims_a).reshape(rows, k)  # (not -1: a size may be 0)
+    bm = b.permute(*dims_b, *free_b).reshape(k, cols)
     return mm(am, bm).reshape(*[a.shape[d] for d in free_a], *[b.shape[d] for d in free_b])
 
 
 def inner(input: Tensor, other: Tensor) -> Tensor:
     """Sum of products over the last dimension of both (a scalar operand just multiplies)."""
     if input.ndim == 0 or other.ndim == 0:
+        require_tensor("inner", "other", other, 2)  # (``input * other`` would take a number)
         return input * other
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "

@@ -137,4 +137,5 @@ def with_out(fn: Callable, name: str | None = None) -> Callable:
                             f"got {type(out).__name__}")
         written = [_write(o, r, name, "exact") for o, r in zip(out, result)]
         return type(result)(*written) if hasattr(result, "_fields") else tuple(written)
+    warn_always.pass_through(function.__code__)  # a warning inside fn points past this frame (one code for all)
     return function

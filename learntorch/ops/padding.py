@@ -16,6 +16,7 @@ the cell that was read.
 """
 from __future__ import annotations
 
+import operator
 from typing import Any, Optional, Sequence
 
 from ..autograd.function import Function
@@ -37,8 +38,8 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: Option
         raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
                            f"padding length {len(pad)} and input of dimension {input.dim()}")
     if mode != "constant":
-        return _pad_non_constant(input, [int(p) for p in pad], mode, value)
-    amounts = [int(p) for p in pad]
+        return _pad_non_constant(input, [operator.index(p) for p in pad], mode, value)
+    amounts = [operator.index(p) for p in pad]  # (a float is PyTorch's TypeError, which int() would truncate)
     for i in range(len(amounts) // 2):
         d = input.dim() - 1 - i
         if input.shape[d] + min(amounts[2 * i], 0) + min(amounts[2 * i + 1], 0) < 0:

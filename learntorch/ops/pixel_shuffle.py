@@ -15,6 +15,7 @@ group.  Transposing back is the same shuffle with ``C/g`` groups, so that is its
 """
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from ..autograd.function import Function
@@ -73,7 +74,7 @@ class PixelUnshuffle(Function):
 
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """``(*, C·r², H, W)`` → ``(*, C, H·r, W·r)`` with ``r = upscale_factor``."""
-    r = int(upscale_factor)
+    r = operator.index(upscale_factor)  # (a float is PyTorch's TypeError)
     if input.dim() < 3:
         raise RuntimeError("pixel_shuffle expects input to have at least 3 dimensions, but got input with "
                            f"{input.dim()} dimension(s)")
@@ -87,7 +88,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """``(*, C, H·r, W·r)`` → ``(*, C·r², H, W)`` with ``r = downscale_factor``."""
-    r = int(downscale_factor)
+    r = operator.index(downscale_factor)  # (a float is PyTorch's TypeError)
     if input.dim() < 3:
         raise RuntimeError("pixel_unshuffle expects input to have at least 3 dimensions, but got input with "
                            f"{input.dim()} dimension(s)")

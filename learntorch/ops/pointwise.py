@@ -372,17 +372,127 @@ class Where(Function):
         return ga, gb
 
 
-def add(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    """``input + alpha * other`` with broadcasting."""
+# ---------------------------------------------------------------------------- alpha, and its old places
+def is_number(value: Any) -> bool:
+    """A ``Number`` to PyTorch's argument parser: a Python or NumPy number, or a 0-d tensor that
+    needs no gradient (``torch.tensor(2.0)`` goes where a number goes)."""
+    if isinstance(value, Tensor):
+        return value.ndim == 0 and not value._requires_grad
+    return isinstance(value, (int, float, complex, np.number, np.bool_))
+
+
+def check_alpha(alpha: Any, input: Any, other: Any) -> Any:
+    """``alpha`` as a Python number, with PyTorch's refusals: a float ``alpha`` for a result of
+    integers (``xb * 2.5`` would quietly make it a float), a bool one for anything but bools.  Only
+    asked when ``alpha`` is not the plain 1."""
+    if isinstance(alpha, Tensor):
+        alpha = alpha.item()
+    result = dtypes.result_type(input, other)
+    if result is dtypes.bool and isinstance(alpha, (int, np.integer)):
+        return bool(alpha)  # bools stay bools: ``a + 2·b`` is ``a or b``
+    if isinstance(alpha, (bool, np.bool_)):
+        if result is not dtypes.bool:
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    elif isinstance(alpha, (complex, np.complexfloating)):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+    elif isinstance(alpha, (float, np.floating)) and not result.is_floating_point:
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    return alpha
+
+
+_ALPHA_FIRST_WARNED = [False]  # PyTorch warns of its deprecated overloads once per process, all together
+
+
+def alpha_first(name: str, alpha: Any, rest: tuple, method: bool, keyword: Any = 1) -> tuple[Any, Any]:
+    """``torch.add(x, alpha, other)`` / ``x.add(alpha, other)``: the deprecated overload of ``add`` and
+    ``sub`` (and ``add_``, ``sub_``) that PyTorch still takes, with a warning, when the middle
+    argument is a number (a 0-d tensor counts): ``x + alpha * other``.  Returns ``(other, alpha)``.
+    Anything else with three positional arguments (or with an ``alpha=`` keyword too, here one that
+    is not 1) is the TypeError of a function that takes two."""
+    taken = 1 if method else 2
+    if (len(rest) != 1 or not is_number(alpha) or not (isinstance(rest[0], Tensor) or is_number(rest[0]))
+            or type(keyword) is not int or keyword != 1):
+        raise TypeError(f"{name}() takes {taken} positional argument{'s' if taken > 1 else ''} but "
+                        f"{taken + len(rest)} were given")
+    if not _ALPHA_FIRST_WARNED[0] or warn_always.is_warn_always_enabled():
+        _ALPHA_FIRST_WARNED[0] = True
+        old, new = (("Number alpha, Tensor other", "Tensor other, *, Number alpha = 1") if method else
+                    ("Tensor input, Number alpha, Tensor other, *, Tensor out = None",
+                     "Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None"))
+        warn_always.warn(f"This overload of {name} is deprecated:\n\t{name}({old})\nConsider using one of the "
+                         f"following signatures instead:\n\t{name}({new})", UserWarning, stacklevel=3)
+    return rest[0], alpha.item() if isinstance(alpha, Tensor) else alpha
+
+
+def number_alpha(name: str, args: tuple, method: bool) -> None:
+    """``torch.subtract(x, 2, 3)``, ``torch.rsub(x, 2, 3)``: the overload ``(Tensor input, Number
+    other, Number alpha=1)``, whose ``alpha`` may come third.  Refuses (PyTorch's TypeError) a third
+    argument when ``other`` (or that argument) is not a number."""
+    other, rest = args[0], args[1:]
+    if len(rest) == 1 and is_number(other) and is_number(rest[0]):
+        return
+    got = ", ".join(["Tensor"] * (not method) + [type(a).__name__ for a in args])
+    shown = "" if method else "Tensor input, "
+    raise TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:\n"
+                    f" * ({shown}Tensor other, *, Number alpha = 1{'' if method else ', Tensor out = None'})\n"
+                    f" * ({shown}Number other, Number alpha = 1)\n")
+
+
+def add(input: Tensor, other: Any, *alpha_other: Any, alpha: Any = 1) -> Tensor:
+    """``input + alpha * other`` with broadcasting.  (``add(input, alpha, other)``, with a number in
+    the middle, is PyTorch's deprecated order of the same: see :func:`alpha_first`.)"""
+    if alpha_other:
+        other, alpha = alpha_first("add", other, alpha_other, False, alpha)
+    if type(alpha) is not int or alpha != 1:
+        alpha = check_alpha(alpha, input, other)
     if not isinstance(input, Tensor):
         return Add.apply(other, input, alpha=alpha) if alpha == 1 else add(other * alpha, input)
     return Add.apply(input, other, alpha=alpha)
 
 
-def sub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+def sub(input: Tensor, other: Any, *alpha_other: Any, alpha: Any = 1) -> Tensor:
+    """``input - alpha * other``.  (``sub(input, alpha, other)``: see :func:`alpha_first`.)"""
+    if alpha_other:
+        other, alpha = alpha_first("sub", other, alpha_other, False, alpha)
+    if type(alpha) is not int or alpha != 1:
+        alpha = check_alpha(alpha, input, other)
     if not isinstance(input, Tensor):
         return rsub(other, input)
     return Sub.apply(input, other, alpha=alpha)
+
+
+def subtract(input: Tensor, other: Any, *number_alpha_: Any, alpha: Any = 1) -> Tensor:
+    """``sub`` under its NumPy name; its third positional argument is ``alpha``, when ``other`` is a
+    number (PyTorch's ``subtract(Tensor input, Number other, Number alpha=1)``)."""
+    if number_alpha_:
+        number_alpha("subtract", (other,) + number_alpha_, method=False)
+        alpha = number_alpha_[0]
+    return sub(input, other, alpha=alpha)
+
+
+def _alpha_method(name: str, fn: Any) -> Any:
+    """``x.add(other, alpha=a)`` and ``x.sub``: the function, with the method's reading of a second
+    positional argument (``x.add(alpha, other)``, PyTorch's deprecated order)."""
+    def method(self: Tensor, other: Any, *alpha_other: Any, alpha: Any = 1) -> Tensor:
+        if alpha_other:
+            other, alpha = alpha_first(name, other, alpha_other, True, alpha)
+        return fn(self, other, alpha=alpha)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def _subtract_method(self: Tensor, other: Any, *number_alpha_: Any, alpha: Any = 1) -> Tensor:
+    """``x.subtract(other, alpha)``: ``alpha`` may come second when ``other`` is a number."""
+    if number_alpha_:
+        number_alpha("subtract", (other,) + number_alpha_, method=True)
+        alpha = number_alpha_[0]
+    return sub(self, other, alpha=alpha)
+
+
+add_method, sub_method = _alpha_method("add", add), _alpha_method("sub", sub)
+_subtract_method.__name__ = _subtract_method.__qualname__ = "subtract"
+subtract_method = _subtract_method
 
 
 def rsub(input: Tensor, other: Any) -> Tensor:
@@ -821,6 +931,8 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
     tensors = [isinstance(b, Tensor) for b in (min, max)]
     if any(tensors):
         if all(t or b is None for t, b in zip(tensors, (min, max))):
+            if all(tensors):  # (PyTorch's kernel for two tensor bounds has no bools; one bound's has)
+                check_kernel_dtype("clamp_cpu", input, ints=True)
             return ClampTensor.apply(input, min, max)
         # a tensor beside a number: PyTorch reads the (one-element) tensor as a number too
         min, max = (b.item() if isinstance(b, Tensor) else b for b in (min, max))  # noqa: A001
@@ -1001,6 +1113,14 @@ def logical_not(input: Tensor) -> Tensor:
 
 
 def bitwise_not(input: Tensor) -> Tensor:
+    if input._dtype.is_floating_point:  # (an integer kernel)
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{dtypes.type_name(input._dtype)}'")
+    return _nondiff(input, ~input._data)
+
+
+def invert(input: Tensor) -> Tensor:
+    """``~x``: ``bitwise_not``, but Python's operator refuses a float tensor with a TypeError where
+    the function's kernel raises a NotImplementedError (both as PyTorch does)."""
     if input._dtype.is_floating_point:
         raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return _nondiff(input, ~input._data)

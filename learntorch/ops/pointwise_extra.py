@@ -17,6 +17,7 @@ check, version counter, the result's node becomes the tensor's ``grad_fn``).
 """
 from __future__ import annotations
 
+import inspect
 import math
 from typing import Any, Callable, Optional
 
@@ -30,6 +31,7 @@ from .common import binary_operands, infer_size, new_result, return_type
 from .inplace import inplace
 from .pointwise import _grad_for, _meta, _nondiff
 from .special import (bessel_i_array, digamma_array, erfc_array, erfinv_array, lgamma_array, polygamma_array)
+from ..tensor_arguments import CHECKED_FIRST
 
 __all__ = ["logaddexp", "logaddexp2", "logit", "erfc", "erfinv", "lgamma", "digamma", "polygamma", "i0", "sinc",
            "xlogy", "copysign", "nextafter", "heaviside", "fmax", "fmin", "gcd", "lcm", "deg2rad", "rad2deg",
@@ -173,7 +175,9 @@ def digamma(input: Tensor) -> Tensor:
 
 def polygamma(n: int, input: Tensor) -> Tensor:
     """ψ⁽ⁿ⁾(x), the n-th derivative of the digamma function (n = 0 is digamma itself)."""
-    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"polygamma(): argument 'n' must be int, not {type(n).__name__}")
+    if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     return Polygamma.apply(input, n)
 
@@ -734,6 +738,8 @@ def _in_place(fn: Callable, name: str) -> Callable:
         return out
     method.__name__ = name + "_"
     method.__doc__ = f"In-place ``{name}``: the result is written into this tensor (see ops/inplace.py)."
+    if name in CHECKED_FIRST:  # (``x.tril_(2.5)`` is checked as ``x.tril(2.5)``: tensor_arguments reads this)
+        method.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
     return method
 
 
@@ -779,7 +785,7 @@ _IN_PLACE_OF = dict(
     eq=_compare("eq"), ne=_compare("ne"), lt=_compare("lt"), le=_compare("le"), gt=_compare("gt"),
     ge=_compare("ge"), fmod=pointwise.fmod, remainder=pointwise.remainder, floor_divide=pointwise.floor_divide,
     nan_to_num=statistics.nan_to_num, tril=arrange.tril, triu=arrange.triu, hypot=pointwise.hypot,
-    multiply=pointwise.mul, subtract=pointwise.sub, divide=pointwise.div, true_divide=pointwise.div,
+    multiply=pointwise.mul, subtract=pointwise.subtract_method, divide=pointwise.div, true_divide=pointwise.div,
     negative=pointwise.neg, addmv=matmul.addmv, baddbmm=matmul.baddbmm, addbmm=matmul.addbmm,
     addmm=matmul.addmm,
 )

@@ -23,6 +23,7 @@ way round: each value goes back to where its maximum was found.
 """
 from __future__ import annotations
 
+import operator
 from typing import Any, Optional, Sequence, Union
 
 from .common import check_kernel_dtype
@@ -38,16 +39,17 @@ __all__ = ["max_pool1d", "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool
            "adaptive_max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
 IntOrOne = Union[int, Sequence[int]]
+IntOrPair = Union[int, Sequence[int]]
 IntOrTriple = Union[int, Sequence[int]]
 
 
 def single(value: IntOrOne, name: str = "argument") -> int:
-    """``3`` → ``3``; ``(3,)`` → ``3`` (PyTorch's 1-D arguments accept both)."""
+    """``3`` → ``3``; ``(3,)`` → ``3`` (PyTorch's 1-D arguments accept both; a float is a TypeError)."""
     if isinstance(value, (tuple, list)):
         if len(value) != 1:
             raise RuntimeError(f"{name} should contain one int (got {len(value)})")
-        return int(value[0])
-    return int(value)
+        return operator.index(value[0])
+    return operator.index(value)
 
 
 def _check_1d_input(input: Tensor, name: str) -> None:
@@ -63,16 +65,27 @@ def max_pool1d(input: Tensor, kernel_size: IntOrOne, stride: Optional[IntOrOne] 
     if input.dim() not in (2, 3):
         raise RuntimeError("max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for "
                            f"input, but got:{list(input.shape)}")
-    check_kernel_dtype("max_pool1d_impl", input)
     k = single(kernel_size, "kernel_size")
     s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else single(stride)
     p, d = single(padding), single(dilation)
-    if p > k // 2:
-        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={p} and "
-                           f"kernel_size={k}")
-    if input.shape[-1] + 2 * p - d * (k - 1) - 1 < 0:
-        raise RuntimeError("max_pool1d() Invalid computed output size: "
-                           f"{(input.shape[-1] + 2 * p - d * (k - 1) - 1) // s + 1}")
+    # without indices, PyTorch's own 1-D kernel: its checks in its order, then its dtypes (floats only);
+    # with them, the 2-D one's checks and dtypes (integers too), in max_pool2d
+    if not return_indices:
+        if k <= 0:
+            raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
+        if s <= 0:
+            raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {s}")
+        if p < 0:
+            raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+        if p > k // 2:
+            raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got padding={p} "
+                               f"and kernel_size={k}")
+        if d <= 0:
+            raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+        if input.shape[-1] + 2 * p - d * (k - 1) - 1 < 0:
+            raise RuntimeError("max_pool1d() Invalid computed output size: "
+                               f"{(input.shape[-1] + 2 * p - d * (k - 1) - 1) // s + 1}")
+        check_kernel_dtype("max_pool1d_impl", input)
     out, indices = max_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), ceil_mode, True)
     out, indices = out.squeeze(-2), indices.squeeze(-2)
     return (out, indices) if return_indices else out
@@ -93,30 +106,30 @@ def avg_pool1d(input: Tensor, kernel_size: IntOrOne, stride: Optional[IntOrOne] 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: IntOrOne) -> Tensor:
     """Average the last dimension down to ``output_size`` cells, whatever its length."""
+    size = single(output_size, "adaptive_avg_pool1d() argument 'output_size'")  # (a float: before the rank)
     _check_1d_input(input, "adaptive_avg_pool1d")
-    size = single(output_size, "adaptive_avg_pool1d() argument 'output_size'")
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
 
 
 def adaptive_max_pool1d(input: Tensor, output_size: IntOrOne, return_indices: bool = False) -> Any:
     """The maximum of each of ``output_size`` (possibly overlapping) cells of the last dimension."""
+    size = single(output_size, "adaptive_max_pool1d() argument 'output_size'")  # (a float: before the rank)
     _check_1d_input(input, "adaptive_max_pool1d")
-    size = single(output_size, "adaptive_max_pool1d() argument 'output_size'")
     out, indices = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), return_indices=True)
     out, indices = out.squeeze(-2), indices.squeeze(-2)
     return (out, indices) if return_indices else out
 
 
 # ---------------------------------------------------------------------------- 2-D pooling
-def max_pool2d(input: Tensor, kernel_size: Any, stride: Optional[Any] = None, padding: Any = 0, dilation: Any = 1,
-               ceil_mode: bool = False, return_indices: bool = False) -> Any:
+def max_pool2d(input: Tensor, kernel_size: IntOrPair, stride: Optional[IntOrPair] = None, padding: IntOrPair = 0,
+               dilation: IntOrPair = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
     """The maximum over each ``kernel_size`` window of ``(N, C, H, W)`` images (or ``(C, H, W)``);
     ``stride`` defaults to the kernel size, ``indices`` are flat indices into ``H·W``."""
     out, indices = max_pool_nd(input, 2, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, indices) if return_indices else out
 
 
-def avg_pool2d(input: Tensor, kernel_size: Any, stride: Optional[Any] = None, padding: Any = 0,
+def avg_pool2d(input: Tensor, kernel_size: IntOrPair, stride: Optional[IntOrPair] = None, padding: IntOrPair = 0,
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: Optional[int] = None) -> Tensor:
     """The mean over each ``kernel_size`` window of ``(N, C, H, W)`` images (zero padding counted
@@ -165,19 +178,22 @@ def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = 
 
 
 # ---------------------------------------------------------------------------- the *_with_indices forms
-def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Optional[Any] = None, padding: Any = 0,
-                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> tuple:
+def max_pool1d_with_indices(input: Tensor, kernel_size: IntOrOne, stride: Optional[IntOrOne] = None,
+                            padding: IntOrOne = 0, dilation: IntOrOne = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple:
     """``(values, indices)`` whatever ``return_indices`` says (PyTorch keeps the argument, and ignores it)."""
     return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Optional[Any] = None, padding: Any = 0,
-                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> tuple:
+def max_pool2d_with_indices(input: Tensor, kernel_size: IntOrPair, stride: Optional[IntOrPair] = None,
+                            padding: IntOrPair = 0, dilation: IntOrPair = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple:
     return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
-def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Optional[Any] = None, padding: Any = 0,
-                            dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> tuple:
+def max_pool3d_with_indices(input: Tensor, kernel_size: IntOrTriple, stride: Optional[IntOrTriple] = None,
+                            padding: IntOrTriple = 0, dilation: IntOrTriple = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> tuple:
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -203,8 +219,8 @@ def _unpool_options(dims: int, kernel_size: Any, stride: Any, padding: Any) -> t
                                                      "tuple of {words} ints")
 
 
-def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Optional[Any] = None,
-                 padding: Any = 0, output_size: Optional[Sequence[int]] = None) -> Tensor:
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: IntOrOne, stride: Optional[IntOrOne] = None,
+                 padding: IntOrOne = 0, output_size: Optional[Sequence[int]] = None) -> Tensor:
     """The partial inverse of ``max_pool1d``: each value back at its index, zeros elsewhere.
     As in PyTorch, a 2-D un-pooling of ``(*, L, 1)`` (hence ``SqueezeBackward1``)."""
     kernel, stride_, pad = _unpool_options(1, kernel_size, stride, padding)
@@ -212,15 +228,15 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Optio
     return max_unpool_nd(input.unsqueeze(-1), indices.unsqueeze(-1), 2, size + (1,)).squeeze(-1)
 
 
-def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Optional[Any] = None,
-                 padding: Any = 0, output_size: Optional[Sequence[int]] = None) -> Tensor:
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: IntOrPair, stride: Optional[IntOrPair] = None,
+                 padding: IntOrPair = 0, output_size: Optional[Sequence[int]] = None) -> Tensor:
     """The partial inverse of ``max_pool2d`` (give ``output_size`` when the pooled size was odd)."""
     kernel, stride_, pad = _unpool_options(2, kernel_size, stride, padding)
     return max_unpool_nd(input, indices, 2, unpool_output_size(input, kernel, stride_, pad, output_size))
 
 
-def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: Any, stride: Optional[Any] = None,
-                 padding: Any = 0, output_size: Optional[Sequence[int]] = None) -> Tensor:
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: IntOrTriple, stride: Optional[IntOrTriple] = None,
+                 padding: IntOrTriple = 0, output_size: Optional[Sequence[int]] = None) -> Tensor:
     """The partial inverse of ``max_pool3d``."""
     kernel, stride_, pad = _unpool_options(3, kernel_size, stride, padding)
     return max_unpool_nd(input, indices, 3, unpool_output_size(input, kernel, stride_, pad, output_size))

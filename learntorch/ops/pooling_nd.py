@@ -38,13 +38,15 @@ numbers, but 2 to 4 times slower here and a ``prod(kernel)``-fold copy of the in
 from __future__ import annotations
 
 import itertools
+import math
+import operator
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
 from .. import dtypes
 from ..autograd.function import Function
-from .common import new_result
+from .common import new_result, wrap_dim
 from .formula import differentiable_backward
 from .resampling import contiguous_copy
 from ..tensor import Tensor
@@ -59,14 +61,16 @@ _WORDS = {1: "one", 2: "two", 3: "three"}  # PyTorch's messages say "a tuple of 
 # ---------------------------------------------------------------------------- geometry
 def pool_args(value: IntOrTuple, dims: int, message: str) -> tuple[int, ...]:
     """``2`` → ``(2, 2, 2)`` for a 3-D pool; a one-element or ``dims``-element tuple is accepted too.
-    ``message`` is the error for any other length (PyTorch's wording for that argument)."""
+    ``message`` is the error for any other length (PyTorch's wording for that argument).  A float
+    (``kernel_size=k / 2``) is a TypeError, as in PyTorch: ``operator.index`` refuses it where
+    ``int`` would truncate it."""
     if isinstance(value, (tuple, list)):
         if len(value) == 1:
-            return (int(value[0]),) * dims
+            return (operator.index(value[0]),) * dims
         if len(value) != dims:
             raise RuntimeError(message.format(words=_WORDS.get(dims, str(dims))))
-        return tuple(int(v) for v in value)
-    return (int(value),) * dims
+        return tuple(operator.index(v) for v in value)
+    return (operator.index(value),) * dims
 
 
 def pooled_size(size: int, kernel: int, stride: int, pad: int, dilation: int, ceil_mode: bool) -> int:
@@ -452,7 +456,9 @@ def avg_pool_nd(input: Tensor, dims: int, kernel_size: IntOrTuple, stride: Optio
     stride_ = kernel if no_stride else pool_args(
         stride, dims, fn + ": stride must either be omitted, a single int, or a tuple of {words} ints")
     pad = pool_args(padding, dims, fn + ": padding must either be a single int, or a tuple of {words} ints")
-    if divisor_override is not None and divisor_override == 0:
+    if dims == 2 and input.dim() < 3:
+        wrap_dim(-3, input.dim())  # PyTorch's 2-D kernel reads the size of dimension -3 first: its IndexError
+    if divisor_override is not None and operator.index(divisor_override) == 0:  # (a float: PyTorch's TypeError)
         raise RuntimeError("divisor must be not zero")
     _check_window(fn, kernel, stride_, pad, (1,) * dims)
     _check_input(input, dims)
@@ -546,27 +552,31 @@ def _not_for_integers(input: Tensor, kernel: str) -> None:
 
 
 def _adaptive_size(output_size: Any, input: Tensor, dims: int, message: str) -> tuple[int, ...]:
-    """``3`` → ``(3, 3, 3)``; ``None`` in a tuple keeps that dimension's input size."""
+    """``3`` → ``(3, 3, 3)``; ``None`` in a tuple keeps that dimension's input size.  Read before the
+    input's rank is checked, as PyTorch's Python code reads it (a tuple needs one more input dimension)."""
+    if isinstance(output_size, (tuple, list)) and input.dim() <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
     size = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size,) * dims
     if len(size) != dims:
         raise RuntimeError(message)
-    spatial = input.shape[input.dim() - dims:]
-    return tuple(int(n) if o is None else int(o) for o, n in zip(size, spatial))
+    spatial = ((None,) * dims + tuple(input.shape))[-dims:]  # (None: a dimension the input lacks)
+    return tuple(n if o is None else operator.index(o) for o, n in zip(size, spatial))
 
 
 def adaptive_avg_pool_nd(input: Tensor, dims: int, output_size: Any) -> Tensor:
     """Average the last ``dims`` dimensions into an ``output_size`` grid, whatever their size."""
     fn = f"adaptive_avg_pool{dims}d"
+    size = _adaptive_size(output_size, input, dims, f"{fn}: output_size must be {dims}")
+    if all(o == 1 for o in size):  # global average pooling: a plain mean, as in PyTorch (MeanBackward1),
+        return input.mean(dim=tuple(range(-dims, 0)), keepdim=True)  # taken before any check of the input
     if input.dim() not in (dims + 1, dims + 2):
         raise RuntimeError(f"{fn}(): Expected {dims + 1}D or {dims + 2}D tensor, but got {list(input.shape)}")
-    size = _adaptive_size(output_size, input, dims, f"{fn}: output_size must be {dims}")
     if any(o < 0 for o in size):
         shown = ", ".join(map(str, size)) if dims == 2 else f"{size[0]}, {size[1]},{size[2]}"  # (sic)
         raise RuntimeError(f"{fn}: elements of output_size must be greater than or equal to 0 but received "
                            "{" + shown + "}")
-    _not_for_integers(input, fn if dims == 2 else f"{fn}_cpu")
-    if all(o == 1 for o in size):  # global average pooling: a plain mean, as in PyTorch (MeanBackward1)
-        return input.mean(dim=tuple(range(-dims, 0)), keepdim=True)
+    if math.prod(input.shape[:input.dim() - dims]) * math.prod(size):  # (an empty result runs no kernel)
+        _not_for_integers(input, fn if dims == 2 else f"{fn}_cpu")
     return _ADAPTIVE_AVG[dims].apply(input, output_size=size)
 
 
@@ -588,7 +598,7 @@ class AdaptiveMaxPool(_WinnersForward):
         for cell in itertools.product(*per_dim):
             position = (slice(None),) + tuple(i for i, _ in cell)
             box = planes[(slice(None),) + tuple(slice(a, b) for _, (a, b) in cell)]
-            flat = xp.reshape(box, (box.shape[0], -1))
+            flat = xp.reshape(box, (box.shape[0], math.prod(box.shape[1:])))  # (not -1: there may be no plane)
             arg = xp.argmax(flat, axis=1)
             out[position] = xp.take_along_axis(flat, arg[:, None], axis=1)[:, 0]
             local = xp.unravel_index(arg, box.shape[1:])  # the winner's place in the box, per dimension
@@ -609,9 +619,9 @@ _ADAPTIVE_MAX = {2: _adaptive_max_family(2), 3: _adaptive_max_family(3)}
 def adaptive_max_pool_nd(input: Tensor, dims: int, output_size: Any) -> tuple:
     """Max-pool the last ``dims`` dimensions into an ``output_size`` grid: ``(values, indices)``."""
     fn = f"adaptive_max_pool{dims}d"
+    size = _adaptive_size(output_size, input, dims, f"{fn}(): internal error: output_size.size() must be {dims}")
     if input.dim() not in (dims + 1, dims + 2):
         raise RuntimeError(f"{fn}(): Expected {dims + 1}D or {dims + 2}D tensor, but got: {list(input.shape)}")
-    size = _adaptive_size(output_size, input, dims, f"{fn}(): internal error: output_size.size() must be {dims}")
     if any(o < 0 for o in size):
         shape = list(input.shape[:input.dim() - dims]) + list(size)
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {shape}")
@@ -700,5 +710,5 @@ def unpool_output_size(input: Tensor, kernel: tuple, stride: tuple, padding: tup
         if s < 0:
             raise ValueError("max_unpooling: output_size must contain non-negative spatial dimensions, but got "
                              f"output_size[{d}]={s}")
-    return tuple(int(s) for s in size)
+    return tuple(operator.index(s) for s in size)  # (a float is PyTorch's TypeError)
 

@@ -97,6 +97,7 @@ class Mean(Function):
     def forward(ctx, x: Tensor, dim: Dim = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
         dt = dtypes.from_argument(dtype) if dtype is not None else x._dtype
         if not dt.is_floating_point:
+            wrap_dims(dim, x.ndim)  # (a dim of the wrong type is named first: PyTorch's parser sees it first)
             kind = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
                     "bool": "Bool"}[dt.name]
             raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
@@ -226,6 +227,7 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: 
     """The largest value; with ``dim``, ``(values, indices)`` along it; with a
     tensor, the element-wise maximum."""
     if isinstance(dim, Tensor):
+        _no_third_argument("max", keepdim)
         return maximum(input, dim)
     if dim is None:
         return MaxAll.apply(input, True)
@@ -235,10 +237,20 @@ def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: 
 @numpy_aliases
 def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
     if isinstance(dim, Tensor):
+        _no_third_argument("min", keepdim)
         return minimum(input, dim)
     if dim is None:
         return MinAll.apply(input, False)
     return min_result(*MinDim.apply(input, dim, keepdim, False))
+
+
+def _no_third_argument(name: str, keepdim: Any) -> None:
+    """``torch.max(a, b)`` of two tensors is the element-wise maximum, which takes nothing more:
+    ``torch.max(a, b, c)`` is PyTorch's TypeError (for three tensors, nest two calls)."""
+    if keepdim is not False:
+        raise TypeError(f"{name}() received an invalid combination of arguments: {name}(input, other) of two "
+                        f"tensors takes no third argument, got {type(keepdim).__name__}; for three tensors "
+                        f"write torch.{name}(torch.{name}(a, b), c)")
 
 
 class Amax(Function):
@@ -330,6 +342,8 @@ def _arg_extreme(x: Tensor, dim: Optional[int], keepdim: bool, largest: bool) ->
     fn = xp.argmax if largest else xp.argmin
     name = "argmax()" if largest else "argmin()"
     if x._dtype is dtypes.bool:
+        if dim is not None:
+            wrap_dim(dim, x.ndim)  # (a dim of the wrong type is named first: PyTorch's parser sees it first)
         raise RuntimeError(f"{name}: does not support bool input")
     if dim is None:
         if x.numel() == 0:

@@ -22,6 +22,7 @@ from ..arrays import to_numpy, transfer
 from ..autograd.function import Function
 from ..device import CPU
 from ..tensor import Tensor, _wrap_dim
+from .common import Number
 from .inplace import inplace
 from .shape import Split, split, tensor_split
 
@@ -111,6 +112,10 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
 def _split_along(name: str, input: Tensor, sections: Any, dim: int, min_dims: int) -> tuple:
     """NumPy-style ``vsplit``/``hsplit``/``dsplit``: ``tensor_split`` along one dimension; an
     integer count must divide the dimension exactly."""
+    one_count = isinstance(sections, Tensor) and not sections.ndim and not sections.is_floating_point()
+    if not isinstance(sections, (int, tuple, list)) and not one_count:
+        raise TypeError(f"{name}(): argument 'indices_or_sections' (position 2) must be an int or a tuple of ints, "
+                        f"not {type(sections).__name__}")
     if input.ndim < min_dims:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a tensor "
                            f"with {input.ndim} dimensions!")
@@ -177,6 +182,8 @@ def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """``chunk`` into pieces that are not tracked as views."""
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    if not input.ndim:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     n = input.shape[_wrap_dim(dim, input.ndim)]
     return unsafe_split(input, -(-n // chunks) if n else 1, dim)
 
@@ -286,7 +293,7 @@ class FillDiagonal(Function):
         return FillDiagonal.apply(grad, 0, ctx.wrap), None, None
 
 
-def fill_diagonal_(input: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+def fill_diagonal_(input: Tensor, fill_value: Number, wrap: bool = False) -> Tensor:
     """Set the main diagonal to ``fill_value`` in place (every dimension must have the same size
     beyond 2-D; ``wrap=True`` continues a tall matrix's diagonal below its square part)."""
     if input.ndim < 2:

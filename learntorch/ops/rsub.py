@@ -12,7 +12,7 @@ from typing import Any
 from ..autograd.function import Function
 from ..tensor import Tensor
 from .common import binary_operands, new_result, sum_to
-from .pointwise import Sub, check_bool_subtraction
+from .pointwise import Sub, check_alpha, check_bool_subtraction, number_alpha
 
 __all__ = ["rsub"]
 
@@ -38,8 +38,14 @@ class RsubScalar(Function):
         return sum_to(grad * -ctx.alpha, ctx.shape), None, None
 
 
-def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
-    """``other - alpha * input``."""
+def rsub(input: Tensor, other: Any, *number_alpha_: Any, alpha: Any = 1) -> Tensor:
+    """``other - alpha * input``; ``alpha`` may come third when ``other`` is a number (PyTorch's
+    ``rsub(Tensor input, Number other, Number alpha=1)``)."""
+    if number_alpha_:
+        number_alpha("rsub", (other,) + number_alpha_, method=False)
+        alpha = number_alpha_[0]
+    if type(alpha) is not int or alpha != 1:
+        alpha = check_alpha(alpha, input, other)
     if isinstance(other, Tensor):
         return RsubTensor.apply(other, input, alpha=alpha)
     return RsubScalar.apply(input, number=other, alpha=alpha)

@@ -17,6 +17,7 @@ CPU's numbers.
 """
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -176,6 +177,7 @@ def _inplace_method(fn: Any) -> Any:
         return inplace(self, lambda t: fn(t, *args, **kwargs))
     method.__name__ = fn.__name__ + "_"
     method.__doc__ = f"In-place ``{fn.__name__}``."
+    method.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]  # (read by tensor_arguments' check)
     return method
 
 

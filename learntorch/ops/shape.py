@@ -9,13 +9,14 @@ squeezed, an expand's is summed over the expanded axes.
 from __future__ import annotations
 
 import operator
-from typing import Any, Sequence
+from typing import Any, Sequence, Union
 
 from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
-from .common import check_same_device, new_result, numpy_aliases, sum_to, wrap_dims
+from ..tensor_arguments import require_sizes
+from .common import check_same_device, new_result, numpy_aliases, sum_to, wrap_dim, wrap_dims
 
 __all__ = ["reshape", "view", "flatten", "transpose", "t", "permute", "squeeze", "unsqueeze", "expand",
            "cat", "stack", "split", "chunk", "unbind", "narrow", "flip", "repeat", "contiguous", "sum_to",
@@ -114,7 +115,12 @@ def view(input: Tensor, *shape: Any) -> Tensor:
     """The same memory seen with another shape; an error if that is impossible without a copy."""
     if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
         return _view_dtype(input, shape[0])
-    return View.apply(input, _shape_arg(shape), True)
+    try:
+        return View.apply(input, _shape_arg(shape), True)
+    except RuntimeError:
+        if not shape:  # no size at all (PyTorch's parser refuses it; ``view(*())`` of one element is used within)
+            raise TypeError('view() missing 1 required positional arguments: "size"') from None
+        raise
 
 
 def _view_dtype(input: Tensor, dt: dtypes.dtype) -> Tensor:
@@ -146,13 +152,18 @@ def _view_dtype(input: Tensor, dt: dtypes.dtype) -> Tensor:
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """Like ``view``, but copies when the memory layout does not allow a view."""
-    shape = _shape_arg(shape)
-    if input.is_contiguous():
-        return View.apply(input, shape, False)
-    if _viewable(input, shape):  # non-contiguous, but its strides allow the shape
-        return ReshapeAlias.apply(input, shape, False)
-    # as PyTorch: a row-major copy (CloneBackward0), then reshaped -- a view of the copy, no second copy
-    return UnsafeView.apply(RowMajorClone.apply(input), shape, False)
+    sizes = _shape_arg(shape)
+    try:
+        if input.is_contiguous():
+            return View.apply(input, sizes, False)
+        if _viewable(input, sizes):  # non-contiguous, but its strides allow the shape
+            return ReshapeAlias.apply(input, sizes, False)
+        # as PyTorch: a row-major copy (CloneBackward0), then reshaped -- a view of the copy, no second copy
+        return UnsafeView.apply(RowMajorClone.apply(input), sizes, False)
+    except RuntimeError:
+        if not shape:  # no size at all (PyTorch's parser refuses it; ``reshape(*())`` of one element is used within)
+            raise TypeError('reshape() missing 1 required positional arguments: "shape"') from None
+        raise
 
 
 class RowMajorClone(Function):
@@ -187,7 +198,8 @@ def _viewable(input: Tensor, shape: tuple) -> bool:
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    if input.ndim == 0:
+    if input.ndim == 0:  # (its dims are 0 and -1 only, as in PyTorch: flatten(t, 1) is an IndexError)
+        wrap_dim(start_dim, 0), wrap_dim(end_dim, 0)
         return reshape(input, (1,))
     s, e = _wrap_dim(start_dim, input.ndim), _wrap_dim(end_dim, input.ndim)
     if s > e:
@@ -197,6 +209,8 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
+    if not sizes:  # (checked first, as PyTorch's Tensor.unflatten does)
+        raise RuntimeError("unflatten: sizes must be non-empty")
     d = _wrap_dim(dim, input.ndim)
     shape = tuple(input.shape)
     return reshape(input, shape[:d] + tuple(sizes) + shape[d + 1:])
@@ -235,6 +249,8 @@ class T(Permute):
 def permute(input: Tensor, *dims: Any) -> Tensor:
     dims = _shape_arg(dims)
     if len(dims) != input.ndim:
+        if not dims:  # no dim at all (PyTorch's parser refuses it; ``permute(*())`` of a 0-d tensor is used within)
+            raise TypeError('permute() missing 1 required positional arguments: "dims"')
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match "
                            f"the length of the desired ordering of dimensions i.e. input.dim() = "
                            f"{input.ndim} is not equal to len(dims) = {len(dims)}")
@@ -246,7 +262,8 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """Swap two dimensions (a view)."""
-    if input.ndim == 0:
+    if input.ndim == 0:  # (its one dimension is 0 or -1, as in PyTorch: each is still checked)
+        _wrap_dim(dim0, 0), _wrap_dim(dim1, 0)
         return view(input, ())
     a, b = _wrap_dim(dim0, input.ndim), _wrap_dim(dim1, input.ndim)
     dims = list(range(input.ndim))
@@ -262,7 +279,7 @@ def t(input: Tensor) -> Tensor:
     return T.apply(input, (1, 0) if ndim == 2 else tuple(range(ndim)))
 
 
-def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+def movedim(input: Tensor, source: Union[int, Sequence[int]], destination: Union[int, Sequence[int]]) -> Tensor:
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
     src = [_wrap_dim(s, input.ndim) for s in src]
@@ -304,7 +321,7 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
         axes = tuple(i for i, s in enumerate(input.shape) if s == 1)
         return SqueezeAll.apply(input, axes)
     multiple = not isinstance(dim, int)
-    dims = wrap_dims(dim, input.ndim) if input.ndim else ()
+    dims = wrap_dims(dim, input.ndim)  # (a 0-d tensor takes dim 0 and -1 only, and has nothing to squeeze)
     axes = tuple(d for d in dims if input.shape[d] == 1)
     return (SqueezeDims if multiple else Squeeze).apply(input, axes)
 
@@ -345,6 +362,8 @@ class Expand(Function):
 
 def expand(input: Tensor, *sizes: Any) -> Tensor:
     """A view that repeats size-1 dimensions without copying (``-1`` keeps a size)."""
+    if not sizes and input.ndim:  # (the one test the right call pays; expand(*()) of a 0-d tensor is used within)
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
     sizes = _shape_arg(sizes)
     if len(sizes) < input.ndim:
         raise RuntimeError(f"expand({input.type()}{{[{', '.join(map(str, input.shape))}]}}, "
@@ -515,12 +534,19 @@ class SplitWithSizes(Split):
 
 def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     """Cut into pieces of a given size (the last may be smaller), or of the listed sizes."""
+    if not isinstance(split_size_or_sections, int):
+        if isinstance(split_size_or_sections, Tensor) and not split_size_or_sections.ndim:
+            split_size_or_sections = _size_of(split_size_or_sections, 0)  # one size, as a 0-d tensor
+        else:  # the sizes: a tuple or a list (a tensor of sizes is PyTorch's TypeError)
+            require_sizes("split_with_sizes", "split_sizes", split_size_or_sections)
     _at_least_1d("split", input)
     d = _wrap_dim(dim, input.ndim)
     n = input.shape[d]
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
-        if step <= 0 and n:
+        if step < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+        if step == 0 and n:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
         sizes = tuple(min(step, n - i) for i in range(0, n, step)) if n else (0,)
         return Split.apply(input, sizes, d)
@@ -557,9 +583,20 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
     """Split into ``n`` nearly equal parts (the first ``size % n`` one element longer), or at the
     given indices: ``tensor_split(x, [1, 3])`` is ``x[:1], x[1:3], x[3:]``.  Unlike ``split``
     (sizes) and ``chunk`` (at most ``n`` parts), it always returns exactly ``n`` parts."""
+    if not isinstance(indices_or_sections, (int, tuple, list, Tensor)):
+        raise TypeError(f"tensor_split(): argument 'indices_or_sections' (position 2) must be an int, a tuple of "
+                        f"ints or an integer tensor, not {type(indices_or_sections).__name__}")
+    if not input.ndim:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _wrap_dim(dim, input.ndim)
     n = input.shape[d]
     if isinstance(indices_or_sections, Tensor):
+        if indices_or_sections.ndim > 1:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                               f"one-dimensional tensor, but got a tensor with {indices_or_sections.ndim} dims")
+        if indices_or_sections.dtype is not dtypes.int64:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{dtypes.SCALAR_NAMES[indices_or_sections.dtype.name]}")
         indices_or_sections = indices_or_sections.tolist()
     if isinstance(indices_or_sections, int):
         parts = indices_or_sections
@@ -655,11 +692,20 @@ class Repeat(Function):
 
 
 def repeat(input: Tensor, *repeats: Any) -> Tensor:
+    if not repeats and input.ndim:  # (the one test the right call pays; a 0-d repeat(*()) is used within)
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     repeats = _shape_arg(repeats)
     if len(repeats) < input.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions "
                            "of tensor")
-    return Repeat.apply(input, repeats)
+    try:
+        return Repeat.apply(input, repeats)
+    except ValueError:  # NumPy's "negative dimensions are not allowed": PyTorch's error names the size
+        size = [r * s for r, s in zip(repeats, (1,) * (len(repeats) - input.ndim) + tuple(input.shape))]
+        negative = [n for n in size if n < 0]
+        if not negative:
+            raise
+        raise RuntimeError(f"Trying to create tensor with negative dimension {negative[0]}: {size}") from None
 
 
 def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:

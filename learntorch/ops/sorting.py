@@ -11,8 +11,8 @@ from typing import Any
 
 from .. import dtypes
 from ..autograd.function import Function
-from ..tensor import Tensor, _wrap_dim
-from .common import new_result, numpy_aliases
+from ..tensor import Tensor
+from .common import new_result, numpy_aliases, wrap_dim
 from .indexing import scatter_into_zeros
 from .reduction import sort_result, topk_result
 
@@ -48,7 +48,7 @@ class Sort(Function):
 @numpy_aliases
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Any:
     """``(values, indices)``: sorted values along ``dim`` and their original positions."""
-    d = _wrap_dim(dim, input.ndim) if input.ndim else 0
+    d = wrap_dim(dim, input.ndim)  # (a 0-d tensor takes dim 0 and -1 only)
     return sort_result(*Sort.apply(input, d, descending))
 
 
@@ -84,7 +84,7 @@ class TopK(Function):
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
     if input.dtype is dtypes.bool:
         raise RuntimeError("topk does not support bool dtypes on CPU")
-    d = _wrap_dim(dim, input.ndim) if input.ndim else 0
+    d = wrap_dim(dim, input.ndim)  # (a 0-d tensor takes dim 0 and -1 only)
     n = input.shape[d] if input.ndim else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")

@@ -257,6 +257,8 @@ def _check_p(p: Any) -> None:
 
 def mvlgamma(input: Tensor, p: int) -> Tensor:
     """The multivariate log-gamma function of dimension ``p`` (``torch.special.multigammaln``)."""
+    if input.dtype is dtypes.bool:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     _check_p(p)
     return Mvlgamma.apply(input, int(p))
 

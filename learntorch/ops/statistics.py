@@ -24,7 +24,7 @@ from .common import check_kernel_dtype, new_result, numpy_aliases, wrap_dims
 from .index_writes import put
 from .indexing import scatter_into_zeros
 from . import pointwise
-from .reduction import _return_type, expand_back, variance_with_mean
+from .reduction import Dim, _return_type, expand_back, variance_with_mean
 from ..type_info import finfo
 
 __all__ = ["median", "kthvalue", "quantile", "nanquantile", "nanmedian", "mode",
@@ -58,11 +58,11 @@ def _check_nonempty_dim(name: str, input: Tensor, dim: int) -> None:
 @numpy_aliases
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     """The ``k``-th smallest value along ``dim`` and its index."""
-    check_kernel_dtype("kthvalue_cpu", input, ints=True)
     dim = _wrap_dim(dim, max(input.dim(), 1))
     _check_nonempty_dim("kthvalue", input, dim)
     if not 1 <= k <= (input.shape[dim] if input.dim() else 1):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+    check_kernel_dtype("kthvalue_cpu", input, ints=True)  # (after the arguments, as PyTorch checks them)
     return kthvalue_result(*Kthvalue.apply(input, dim, keepdim, k))
 
 
@@ -174,7 +174,7 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
 
 
 @numpy_aliases
-def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def nanmean(input: Tensor, dim: Dim = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The mean of the non-NaN values (of floating-point numbers: integers have no NaN)."""
     if not input.is_floating_point():
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
@@ -215,14 +215,14 @@ class NanToNum(Function):
 
 
 @numpy_aliases
-def std_mean(input: Tensor, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False, *,
+def std_mean(input: Tensor, dim: Dim = None, unbiased: Optional[bool] = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple:
     """``(std, mean)`` in one call."""
     return variance_with_mean("std_mean", input, dim, unbiased, keepdim, correction)
 
 
 @numpy_aliases
-def var_mean(input: Tensor, dim: Any = None, unbiased: Optional[bool] = None, keepdim: bool = False, *,
+def var_mean(input: Tensor, dim: Dim = None, unbiased: Optional[bool] = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple:
     """``(var, mean)`` in one call."""
     return variance_with_mean("var_mean", input, dim, unbiased, keepdim, correction)
@@ -275,6 +275,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Any = None, aweights: A
     if input.ndim > 2:
         raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with "
                          f"{input.ndim} dimensions")
+    if input.dtype is dtypes.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     if fweights is not None or aweights is not None:
         raise NotImplementedError("learntorch's cov() has no fweights/aweights; weight the observations "
                                   "yourself (repeat columns, or compute the weighted mean and products)")

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import warn_always
 from .. import cuda, dtypes
+from ..device import device as torch_device
 from ..size import Size
 from ..tensor import Tensor, channels_last, contiguous_format
 from ..tensor_arguments import require_tensor
@@ -21,11 +24,17 @@ from . import shape
 __all__ = ["METHODS", "conj", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "real", "imag", "isreal"]
 
 
+def _conj_0d(self: Tensor) -> Tensor:
+    """What ``H``, ``mH`` and ``adjoint()`` give for a 0-d tensor: the tensor itself (its conjugate
+    when complex), as in PyTorch."""
+    return conj(self) if self.is_complex() else self
+
+
 def _H(self: Tensor) -> Tensor:
     """The conjugate transpose of a matrix (for real tensors, the transpose)."""
-    if self.ndim == 0:
-        warn_always.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
-        return self
+    if self.ndim == 0:  # (PyTorch warns once per process: TORCH_WARN_ONCE)
+        warn_always.warn_once("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning)
+        return _conj_0d(self)
     if self.ndim != 2:
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.")
     return shape.transpose(self, 0, 1)
@@ -33,6 +42,9 @@ def _H(self: Tensor) -> Tensor:
 
 def _mH(self: Tensor) -> Tensor:
     """The conjugate transpose of the last two dimensions (a batch of matrices)."""
+    if self.ndim == 0:  # PyTorch's deprecated identity (the conjugate), with a warning once per process
+        warn_always.warn_once("Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().", UserWarning)
+        return _conj_0d(self)
     if self.ndim < 2:
         raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got {self.ndim}-D "
                            "tensor.")
@@ -41,6 +53,9 @@ def _mH(self: Tensor) -> Tensor:
 
 def adjoint(self: Tensor) -> Tensor:
     """``x.mH`` as a method (the adjoint of a real matrix is its transpose)."""
+    if self.ndim == 0:  # PyTorch's deprecated identity (the conjugate), with a warning once per process
+        warn_always.warn_once("adjoint() is deprecated on 0-D tensors. Consider using x.conj().", UserWarning)
+        return _conj_0d(self)
     if self.ndim < 2:
         raise RuntimeError(f"tensor.adjoint() is only supported on matrices or batches of matrices. Got "
                            f"{self.ndim}-D tensor.")
@@ -85,12 +100,41 @@ def new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     ``self``.  ``x.new()`` is empty, ``x.new(2, 3)`` or ``x.new(torch.Size([2, 3]))`` has that
     shape (uninitialised in PyTorch, zeros here), ``x.new([1, 2])`` holds the data given.
     New code should say what it means with ``new_tensor``, ``new_zeros`` or ``new_empty``."""
-    if len(args) == 1 and isinstance(args[0], (list, tuple)) and not isinstance(args[0], Size):
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        return _new_from_tensor(self, args[0], kwargs)
+    if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)) and not isinstance(args[0], Size):
         return self.new_tensor(args[0], **kwargs)
     if len(args) == 1 and isinstance(args[0], float):
         raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
     size = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args
     return self.new_zeros(size if size else (0,), **kwargs)
+
+
+# the C++ type names PyTorch's TensorOptions print
+_OPTION_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                 "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                 "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+                 "complex128": "c10::complex<double>"}
+
+
+def _options(t: Tensor) -> str:
+    return (f"TensorOptions(dtype={_OPTION_NAMES.get(t.dtype.name, t.dtype.name)}, device={t.device}, "
+            "layout=Strided, requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))")
+
+
+def _new_from_tensor(self: Tensor, other: Tensor, kwargs: dict) -> Tensor:
+    """``x.new(other)``: ``other`` itself, seen through a new view (PyTorch's ``alias``, whose node is
+    ``AliasBackward0``); it must already have ``x``'s dtype and device, nothing is converted."""
+    if "device" in kwargs:
+        raise RuntimeError("Legacy tensor new of the form tensor.new(tensor, device=device) is not supported.  Use "
+                           "torch.as_tensor(...) instead.")
+    if kwargs:
+        raise TypeError(f"new() received an invalid combination of arguments - got (Tensor, "
+                        f"{', '.join(f'{k}={type(v).__name__}' for k, v in kwargs.items())}), but expected one of: "
+                        "(Tensor other)")
+    if other.dtype is not self.dtype or other.device != self.device:
+        raise TypeError(f"expected {_options(self)} (got {_options(other)})")
+    return other[...]
 
 
 def _imag(self: Tensor) -> Tensor:
@@ -138,6 +182,7 @@ def _pin_memory(self: Tensor, device: Any = None) -> Tensor:
     """A copy in page-locked host memory, which a GPU can copy from asynchronously.  That needs a
     GPU: without one PyTorch refuses, and so does learntorch.  With one, the copy is a CPU tensor
     marked pinned (NumPy memory is ordinary memory: the mark is what :func:`_is_pinned` reports)."""
+    _check_pin_device("pin_memory", device)
     if not cuda.is_available():
         raise RuntimeError("Cannot access accelerator device when none is available.")
     if self._device.type != "cpu":
@@ -150,11 +195,28 @@ def _pin_memory(self: Tensor, device: Any = None) -> Tensor:
 
 
 def _is_pinned(self: Tensor, device: Any = None) -> bool:
+    _check_pin_device("is_pinned", device)
     return bool(self.__dict__.get("_pinned", False))
+
+
+def _check_pin_device(name: str, device: Any) -> None:
+    """``device`` of ``pin_memory``/``is_pinned`` (deprecated in PyTorch), refused as PyTorch refuses
+    it: a device or a device's name is taken; an accelerator's index needs an accelerator; anything
+    else (``x.pin_memory(2.5)``) is PyTorch's TypeError."""
+    if device is None or isinstance(device, (str, torch_device)):
+        return
+    if type(device) is not int:
+        raise TypeError(f"{name}(): argument 'device' (position 1) must be torch.device, not {type(device).__name__}")
+    if device < 0:
+        raise RuntimeError("Device index must not be negative")
+    if not cuda.is_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
 
 
 def _to_dense(self: Tensor, dtype: Any = None, *, masked_grad: Any = None) -> Tensor:
     """Every learntorch tensor is already dense (strided): itself (or cast to ``dtype``)."""
+    if dtype is not None and not isinstance(dtype, dtypes.dtype):  # (``to`` would take a device there)
+        raise TypeError(f"to_dense(): argument 'dtype' (position 1) must be torch.dtype, not {type(dtype).__name__}")
     return self if dtype is None else self.to(dtype)
 
 

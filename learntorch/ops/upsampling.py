@@ -15,6 +15,7 @@ the source cells, unless ``recompute_scale_factor=True``.
 from __future__ import annotations
 
 import math
+import numbers
 from typing import Any, Optional, Sequence, Union
 
 from .. import warn_always
@@ -30,6 +31,11 @@ _LINEAR = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}  # the inpu
 _OP_NAMES = {"nearest": "UpsampleNearest", "nearest-exact": "UpsampleNearestExact"}
 _LINEAR_OP_NAMES = {"linear": "UpsampleLinear1D", "bilinear": "UpsampleBilinear2D",
                     "trilinear": "UpsampleTrilinear3D", "bicubic": "UpsampleBicubic2D"}
+# ``size``: an int or a tuple of ints, checked here in PyTorch's order (the input's rank before a
+# float size), not by the namespace's wrapper (tensor_arguments), which would blame it first.
+SizeArg = Union[int, Sequence[int], None]
+_WEIGHTS = {"nearest": "nearest", "nearest-exact": "nearest", "linear": "linear", "bilinear": "linear",
+            "trilinear": "linear", "bicubic": "cubic"}  # the name of PyTorch's CPU kernel for each mode
 
 
 def _spatial(value: Any, k: int) -> Optional[list]:
@@ -50,7 +56,9 @@ def _output_size(input: Tensor, size: Any, scale_factor: Any) -> tuple[list, Opt
             raise ValueError("Input and output must have the same number of spatial dimensions, but got input with "
                              f"spatial dimensions of {in_sizes} and output size of {size}. Please provide input tensor "
                              "in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.")
-        return [int(s) for s in _spatial(size, k)], None
+        if isinstance(size, (tuple, list)):
+            return _int_sizes(size), None
+        return [size] * k, None  # (one number: checked by the kernel, after the input's rank and the mode)
     if scale_factor is not None:
         if isinstance(scale_factor, (tuple, list)) and len(scale_factor) != k:
             raise ValueError("Input and scale_factor must have the same number of spatial dimensions, but got input "
@@ -62,7 +70,36 @@ def _output_size(input: Tensor, size: Any, scale_factor: Any) -> tuple[list, Opt
     raise ValueError("either size or scale_factor should be defined")
 
 
-def interpolate(input: Tensor, size: Union[int, Sequence[int], None] = None,
+def _int_sizes(sizes: Sequence[Any]) -> list[int]:
+    """``size`` as ints: a float is PyTorch's TypeError, where ``int()`` would truncate it."""
+    if not all(isinstance(s, numbers.Integral) for s in sizes):
+        raise TypeError("expected size to be one of int or Tuple[int] or Tuple[int, int] or Tuple[int, int, int], "
+                        f"but got size with types {[type(s) for s in sizes]}")
+    return [int(s) for s in sizes]
+
+
+def _check_sizes(input: Tensor, out_sizes: list, mode: str) -> None:
+    """PyTorch's errors of the resizing kernels: an output size of 0 or less (``size=0``, or a
+    ``scale_factor`` that rounds it down to 0); an integer or bool input (uint8 images can be
+    resized, except by the 1-D and 3-D linear modes)."""
+    in_sizes = list(input.shape[2:])
+    if min(out_sizes) <= 0:
+        names = "DHW"[3 - len(in_sizes):]
+        shown_in = ", ".join(f"{n}: {s}" for n, s in zip(names, in_sizes))
+        shown_out = ", ".join(f"{n}: {s}" for n, s in zip(names, out_sizes))
+        joint = " and" if len(in_sizes) == 1 else ""  # (sic: PyTorch's 1-D message says "and")
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({shown_in}){joint} "
+                           f"output ({shown_out})")
+    if input.is_floating_point() or (input.dtype is dtypes.uint8 and mode not in ("linear", "trilinear")):
+        return
+    weights = _WEIGHTS[mode]
+    kernel = ("upsample_nearest2d_channels_last" if weights == "nearest" and input.dim() == 4
+              else f"compute_indices_weights_{weights}")
+    name = dtypes.SCALAR_NAMES.get(input.dtype.name, input.dtype.name)
+    raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
+
+
+def interpolate(input: Tensor, size: SizeArg = None,
                 scale_factor: Union[float, Sequence[float], None] = None, mode: str = "nearest",
                 align_corners: Optional[bool] = None, recompute_scale_factor: Optional[bool] = None,
                 antialias: bool = False) -> Tensor:
@@ -78,6 +115,12 @@ def interpolate(input: Tensor, size: Union[int, Sequence[int], None] = None,
                              "linear | bilinear | bicubic | trilinear")
     elif align_corners is None:
         align_corners = False
+    out_sizes, scales = _output_size(input, size, scale_factor)  # (before the input's rank, as in PyTorch)
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if antialias and (mode not in ("bilinear", "bicubic") or input.dim() != 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         "4-D tensor as input")
     known = mode in ("nearest", "nearest-exact", "area", "lanczos", *_LINEAR)
     if input.dim() not in (3, 4, 5) or not known or (mode == "bicubic" and input.dim() != 4):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
@@ -86,11 +129,11 @@ def interpolate(input: Tensor, size: Union[int, Sequence[int], None] = None,
         raise NotImplementedError(f"learntorch's interpolate does not implement mode={mode!r}")
     if antialias:
         raise NotImplementedError("learntorch's interpolate does not implement antialias=True")
-    out_sizes, scales = _output_size(input, size, scale_factor)
     if recompute_scale_factor:
         scales = None  # the kernel places the source cells with in/out, as if `size` had been given
     if mode in _LINEAR and input.dim() != _LINEAR[mode]:
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {_LINEAR[mode]}D input")
+    out_sizes = _int_sizes(out_sizes)
     k = input.dim() - 2
     in_sizes = list(input.shape[2:])
     scales = scales or [None] * k
@@ -100,6 +143,7 @@ def interpolate(input: Tensor, size: Union[int, Sequence[int], None] = None,
         if k == 2:
             return adaptive_avg_pool2d(input, tuple(out_sizes))
         return adaptive_avg_pool3d(input, tuple(out_sizes))
+    _check_sizes(input, out_sizes, mode)
     if mode in _LINEAR:
         axis_map = cubic_map if mode == "bicubic" else linear_map
         maps = [axis_map(n, o, s, bool(align_corners), double=input.dtype == dtypes.float64)
@@ -109,7 +153,7 @@ def interpolate(input: Tensor, size: Union[int, Sequence[int], None] = None,
     return resample(input, maps, f"{_OP_NAMES[mode]}{k}D")
 
 
-def upsample(input: Tensor, size: Union[int, Sequence[int], None] = None,
+def upsample(input: Tensor, size: SizeArg = None,
              scale_factor: Union[float, Sequence[float], None] = None, mode: str = "nearest",
              align_corners: Optional[bool] = None) -> Tensor:
     """The old name of :func:`interpolate` (deprecated, as in PyTorch)."""
@@ -118,7 +162,7 @@ def upsample(input: Tensor, size: Union[int, Sequence[int], None] = None,
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
-def upsample_nearest(input: Tensor, size: Union[int, Sequence[int], None] = None,
+def upsample_nearest(input: Tensor, size: SizeArg = None,
                      scale_factor: Union[float, Sequence[float], None] = None) -> Tensor:
     """``interpolate(mode='nearest')`` (deprecated, as in PyTorch)."""
     warn_always.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
@@ -126,7 +170,7 @@ def upsample_nearest(input: Tensor, size: Union[int, Sequence[int], None] = None
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
-def upsample_bilinear(input: Tensor, size: Union[int, Sequence[int], None] = None,
+def upsample_bilinear(input: Tensor, size: SizeArg = None,
                       scale_factor: Union[float, Sequence[float], None] = None) -> Tensor:
     """``interpolate(mode='bilinear', align_corners=True)`` (deprecated, as in PyTorch)."""
     warn_always.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",

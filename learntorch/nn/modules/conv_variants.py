@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 from ... import creation
 from ...tensor import Tensor
 from .. import convolution_variants as cv
-from ...ops.convolution import ntuple
+from ...ops.convolution import ntuple, repeated
 from ..parameter import Parameter
 from .conv import Conv2d, check_padding_mode, conv_repr, pad_for_mode
 from .module import Module
@@ -47,9 +47,10 @@ class _ConvNd(Module):
         if self.transposed and padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size, self.stride = self._tuple(kernel_size), self._tuple(stride)
-        self.padding = padding if isinstance(padding, str) else self._tuple(padding)
-        self.dilation, self.output_padding = self._tuple(dilation), self._tuple(output_padding)
+        # (the steps are kept as given, floats too, and checked by the first call, as in PyTorch)
+        self.kernel_size, self.stride = self._tuple(kernel_size), repeated(stride, self._dims)
+        self.padding = padding if isinstance(padding, str) else repeated(padding, self._dims)
+        self.dilation, self.output_padding = repeated(dilation, self._dims), repeated(output_padding, self._dims)
         self.groups, self.padding_mode = groups, padding_mode
         shape = ((in_channels, out_channels // groups) if self.transposed
                  else (out_channels, in_channels // groups)) + self.kernel_size
