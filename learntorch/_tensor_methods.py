@@ -32,7 +32,7 @@ from .ops import index_reduce, python_map, strided, view_scatter
 from .ops.common import Number, binary_operands, new_result
 from .cuda import cupy_or_none
 from .ops.inplace import inplace
-from .tensor_arguments import CHECKED_FIRST, require_tensor, tensor_checked
+from .tensor_arguments import CHECKED_FIRST, require_tensor, sizes_by_keyword, tensor_checked
 from .tensor import (Tensor, _count_device_memory, check_memory_format, contiguous_format, format_strides,
                      laid_out, preserve_format)
 
@@ -249,12 +249,14 @@ def _new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = Non
 
 
 def _new_filled(fill: Any, name: str) -> Callable:
-    def method(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
+    def method(self: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None,
                requires_grad: bool = False) -> Tensor:
-        if not size:  # (``x.new_zeros(())`` is the 0-d tensor; no size at all is a mistake, as in PyTorch)
+        if size is not None:  # ``x.new_zeros(size=(2, 3))``
+            sizes = sizes_by_keyword(sizes, size, name, "size")
+        if not sizes:  # (``x.new_zeros(())`` is the 0-d tensor; no size at all is a mistake, as in PyTorch)
             raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
         value = fill if fill is not None else 0
-        return creation.full(shape._shape_arg(size), value, dtype=dtype or self.dtype, device=device or self.device,
+        return creation.full(shape._shape_arg(sizes), value, dtype=dtype or self.dtype, device=device or self.device,
                     requires_grad=requires_grad)
     return method
 
@@ -301,6 +303,12 @@ def _shaped_as(op: Callable, name: str) -> Callable:
         return op(self, tuple(size))
     method.__name__ = name
     return method
+
+
+def _split(self: Tensor, split_size: Any, dim: int = 0) -> tuple:
+    """``x.split(2)``: the method's parameter is ``split_size`` (``x.split(split_size=2)``), the
+    function's ``split_size_or_sections``, as in PyTorch."""
+    return shape.split(self, split_size, dim)
 
 
 def _softmax(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
@@ -592,7 +600,7 @@ _OPERATIONS = dict(
     # shape
     view=shape.view, reshape=shape.reshape, flatten=shape.flatten, unflatten=shape.unflatten,
     transpose=shape.transpose, swapaxes=shape.transpose, t=shape.t, permute=shape.permute,
-    squeeze=shape.squeeze, unsqueeze=shape.unsqueeze, expand=shape.expand, split=shape.split,
+    squeeze=shape.squeeze, unsqueeze=shape.unsqueeze, expand=shape.expand, split=_split,
     chunk=shape.chunk, unbind=shape.unbind, narrow=shape.narrow, flip=_sizes_method(shape.flip),
     repeat=shape.repeat, contiguous=_contiguous, movedim=shape.movedim,
     broadcast_to=_sizes_method(shape.broadcast_to), tile=_sizes_method(arrange.tile), sum_to_size=shape.sum_to_size,

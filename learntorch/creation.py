@@ -25,12 +25,19 @@ from .arrays import for_device, to_numpy, transfer
 from .device import CPU, DeviceLike, as_device
 from .tensor import (Tensor, check_memory_format, contiguous_format, laid_out, layout as _layout_type,
                      preserve_format, strided)
+from .tensor_arguments import sizes_by_keyword
 
 Number = Union[int, float, bool]  # PyTorch's "Number" (Scalar); a one-element tensor is taken too
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
            "empty_like", "full_like", "arange", "linspace", "eye", "rand", "randn", "randint", "randperm",
            "rand_like", "randn_like", "randint_like", "scalar_tensor", "bernoulli", "multinomial", "logspace"]
+
+
+def _sizes(sizes: tuple, size: Any, name: str) -> tuple:
+    """The factory's sizes, given one by one (``zeros(2, 3)``), as one tuple (``zeros((2, 3))``) or by
+    keyword (``zeros(size=(2, 3))``), as PyTorch's parser takes them."""
+    return sizes if size is None else sizes_by_keyword(sizes, size, name, "size")
 
 
 def _size(size: tuple, name: str = "zeros") -> tuple:
@@ -309,23 +316,24 @@ def _in_format(t: Tensor, memory_format: Any, name: str) -> Tensor:
     return t
 
 
-def zeros(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
+def zeros(*sizes: Any, size: Any = None, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
           out: Any = None, layout: Any = None, pin_memory: bool = False) -> Tensor:
     _check_layout(layout, "zeros")
-    return _filled(size, 0, dtype, device, requires_grad)
+    return _filled(_sizes(sizes, size, "zeros"), 0, dtype, device, requires_grad)
 
 
-def ones(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
+def ones(*sizes: Any, size: Any = None, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
          layout: Any = None, pin_memory: bool = False) -> Tensor:
     _check_layout(layout, "ones")
-    return _filled(size, 1, dtype, device, requires_grad, name="ones")
+    return _filled(_sizes(sizes, size, "ones"), 1, dtype, device, requires_grad, name="ones")
 
 
-def empty(*size: Any, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
+def empty(*sizes: Any, size: Any = None, dtype: Any = None, device: DeviceLike = None, requires_grad: bool = False,
           pin_memory: bool = False, layout: Any = None, memory_format: Any = None) -> Tensor:
     """Uninitialised memory (learntorch fills it with zeros, so notebooks stay deterministic)."""
     _check_layout(layout, "empty")
-    return _in_format(_filled(size, 0, dtype, device, requires_grad, name="empty"), memory_format, "empty")
+    return _in_format(_filled(_sizes(sizes, size, "empty"), 0, dtype, device, requires_grad, name="empty"),
+                      memory_format, "empty")
 
 
 def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: DeviceLike = None,
@@ -398,11 +406,16 @@ def full_like(input: Tensor, fill_value: Number, *, dtype: Any = None, device: D
                  memory_format=memory_format, layout=layout, name="full_like")
 
 
-def arange(start: Number, end: Optional[Number] = None, step: Number = 1, *, dtype: Any = None,
+def arange(start: Optional[Number] = None, end: Optional[Number] = None, step: Number = 1, *, dtype: Any = None,
            device: DeviceLike = None, requires_grad: bool = False) -> Tensor:
-    """``start, start+step, …`` up to but excluding ``end``; int64 unless a bound or step is a float."""
+    """``start, start+step, …`` up to but excluding ``end``; int64 unless a bound or step is a float.
+    One number is the end (``arange(5)``, ``arange(end=5)``), as in PyTorch's two forms."""
     if end is None:
+        if start is None:
+            raise TypeError('arange() missing 1 required positional arguments: "end"')
         start, end = 0, start
+    elif start is None:  # ``arange(end=5)``
+        start = 0
     values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
     start, end, step = values
     if step == 0:
@@ -581,18 +594,20 @@ def _float_dtype(dtype: Any, kernel: str = "normal_kernel_cpu") -> dtypes.dtype:
     return dt
 
 
-def rand(*size: Any, generator: Any = None, dtype: Any = None, device: DeviceLike = None,
+def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None, device: DeviceLike = None,
          requires_grad: bool = False) -> Tensor:
     """Uniform numbers in [0, 1), PyTorch's stream (see ``learntorch.random``)."""
     dt = _float_dtype(dtype, "check_uniform_bounds")
-    return _finish(_generator(generator).uniform(_size(size, "rand"), dt._np), device, requires_grad)
+    return _finish(_generator(generator).uniform(_size(_sizes(sizes, size, "rand"), "rand"), dt._np), device,
+                   requires_grad)
 
 
-def randn(*size: Any, generator: Any = None, dtype: Any = None, device: DeviceLike = None,
+def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None, device: DeviceLike = None,
           requires_grad: bool = False) -> Tensor:
     """Standard normal numbers, PyTorch's stream (see ``learntorch.random``)."""
     dt = _float_dtype(dtype)
-    return _finish(_generator(generator).normal(_size(size, "randn"), dt._np), device, requires_grad)
+    return _finish(_generator(generator).normal(_size(_sizes(sizes, size, "randn"), "randn"), dt._np), device,
+                   requires_grad)
 
 
 def randint(low: int, high: Any = None, size: Any = None, *, generator: Any = None, dtype: Any = None,
@@ -600,6 +615,8 @@ def randint(low: int, high: Any = None, size: Any = None, *, generator: Any = No
     only_bounds_given = high is not None and size is None
     if size is None:
         low, high, size = 0, low, high
+    elif high is None:  # ``randint(10, size=(3,))``: the (high, size) form, its size given by keyword
+        low, high = 0, low
     if size is None:
         raise TypeError("randint() missing 1 required positional arguments: \"size\"")
     if isinstance(size, (int, np.integer)) and not isinstance(size, bool):  # randint(0, 10): no size

@@ -37,7 +37,7 @@ import numpy as np
 from . import dtypes, warn_always
 from .tensor import Tensor
 
-__all__ = ["tensor_checked", "check_namespace", "require_tensor", "require_sizes"]
+__all__ = ["tensor_checked", "check_namespace", "require_tensor", "require_sizes", "sizes_by_keyword"]
 
 # how a parameter's annotation (a string: the package uses ``from __future__ import annotations``)
 # says what it takes: tensors, or the numbers, flags and sizes that PyTorch's parser also checks
@@ -231,6 +231,14 @@ def require_sizes(name: str, argument: str, value: Any, position: int = 2) -> No
     if not isinstance(value, (tuple, list)):
         raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be tuple of ints, not "
                         f"{type(value).__name__}")
+
+
+def sizes_by_keyword(given: tuple, value: Any, name: str, argument: str) -> tuple:
+    """The sizes of ``x.view(size=(2, 3))``, ``torch.zeros(size=(2, 3))``: PyTorch's parser takes a
+    size list by its keyword too, where Python's ``*sizes`` cannot.  Given both ways it is its TypeError."""
+    if given:
+        raise TypeError(f"{name}() got multiple values for argument '{argument}'")
+    return (value,)
 
 
 def check_namespace(namespace: dict, module: str, names: list[str], attribute_errors: str = "",

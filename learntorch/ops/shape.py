@@ -15,7 +15,7 @@ from .. import dtypes
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..tensor import Tensor, _wrap_dim
-from ..tensor_arguments import require_sizes
+from ..tensor_arguments import require_sizes, sizes_by_keyword
 from .common import check_same_device, new_result, numpy_aliases, sum_to, wrap_dim, wrap_dims
 
 __all__ = ["reshape", "view", "flatten", "transpose", "t", "permute", "squeeze", "unsqueeze", "expand",
@@ -111,8 +111,10 @@ class UnsafeView(View):
         return new_result(x._backend.xp.reshape(x._data, _infer_shape(shape, x.numel())), x)
 
 
-def view(input: Tensor, *shape: Any) -> Tensor:
+def view(input: Tensor, *shape: Any, size: Any = None) -> Tensor:
     """The same memory seen with another shape; an error if that is impossible without a copy."""
+    if size is not None:  # ``x.view(size=(2, 3))``
+        shape = sizes_by_keyword(shape, size, "view", "size")
     if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
         return _view_dtype(input, shape[0])
     try:
@@ -150,9 +152,10 @@ def _view_dtype(input: Tensor, dt: dtypes.dtype) -> Tensor:
     return Tensor._make(input._data.view(input._backend.dtype(dt)), input._device)
 
 
-def reshape(input: Tensor, *shape: Any) -> Tensor:
+def reshape(input: Tensor, *sizes: Any, shape: Any = None) -> Tensor:
     """Like ``view``, but copies when the memory layout does not allow a view."""
-    sizes = _shape_arg(shape)
+    given = sizes if shape is None else sizes_by_keyword(sizes, shape, "reshape", "shape")  # (``shape=(2, 3)``)
+    sizes = _shape_arg(given)
     try:
         if input.is_contiguous():
             return View.apply(input, sizes, False)
@@ -161,7 +164,7 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
         # as PyTorch: a row-major copy (CloneBackward0), then reshaped -- a view of the copy, no second copy
         return UnsafeView.apply(RowMajorClone.apply(input), sizes, False)
     except RuntimeError:
-        if not shape:  # no size at all (PyTorch's parser refuses it; ``reshape(*())`` of one element is used within)
+        if not given:  # no size at all (PyTorch's parser refuses it; ``reshape(*())`` of one element is used within)
             raise TypeError('reshape() missing 1 required positional arguments: "shape"') from None
         raise
 
@@ -246,8 +249,8 @@ class T(Permute):
     _backward_name = "TBackward0"
 
 
-def permute(input: Tensor, *dims: Any) -> Tensor:
-    dims = _shape_arg(dims)
+def permute(input: Tensor, *order: Any, dims: Any = None) -> Tensor:
+    dims = _shape_arg(order if dims is None else sizes_by_keyword(order, dims, "permute", "dims"))
     if len(dims) != input.ndim:
         if not dims:  # no dim at all (PyTorch's parser refuses it; ``permute(*())`` of a 0-d tensor is used within)
             raise TypeError('permute() missing 1 required positional arguments: "dims"')
@@ -360,8 +363,10 @@ class Expand(Function):
         return sum_to(grad, ctx.input_shape), None
 
 
-def expand(input: Tensor, *sizes: Any) -> Tensor:
+def expand(input: Tensor, *sizes: Any, size: Any = None) -> Tensor:
     """A view that repeats size-1 dimensions without copying (``-1`` keeps a size)."""
+    if size is not None:  # ``x.expand(size=(3, 4))``
+        sizes = sizes_by_keyword(sizes, size, "expand", "size")
     if not sizes and input.ndim:  # (the one test the right call pays; expand(*()) of a 0-d tensor is used within)
         raise TypeError('expand() missing 1 required positional arguments: "size"')
     sizes = _shape_arg(sizes)
@@ -691,7 +696,8 @@ class Repeat(Function):
         return g.reshape(ctx.input_shape), None
 
 
-def repeat(input: Tensor, *repeats: Any) -> Tensor:
+def repeat(input: Tensor, *counts: Any, repeats: Any = None) -> Tensor:
+    repeats = counts if repeats is None else sizes_by_keyword(counts, repeats, "repeat", "repeats")
     if not repeats and input.ndim:  # (the one test the right call pays; a 0-d repeat(*()) is used within)
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
     repeats = _shape_arg(repeats)
