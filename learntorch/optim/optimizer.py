@@ -17,16 +17,77 @@ the ``.grad`` fields, since backward *accumulates* (梯度累加) into them.
 ``state_dict()`` replaces each parameter by its index (its position counted
 across all groups) so the state can be saved and loaded into a fresh
 optimizer built over a fresh model — exactly PyTorch's format.
+
+Hooks (钩子), as on tensors and modules: ``register_step_pre_hook`` /
+``register_step_post_hook`` run around every ``step()`` (and the global
+``register_optimizer_step_pre_hook`` / ``..._post_hook`` around every optimizer's);
+``register_state_dict_pre_hook`` / ``..._post_hook`` and
+``register_load_state_dict_pre_hook`` / ``..._post_hook`` around saving and loading.
+Each returns a handle whose ``remove()`` takes the hook out.
 """
 from __future__ import annotations
 
 import copy
+import functools
 from collections import defaultdict
+from itertools import chain
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 from .. import warn_always
 from ..autograd import grad_mode
+from ..autograd.node import RemovableHandle, _HookDict
 from ..tensor import Tensor
+
+__all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+
+# hooks run around the step of every optimizer (before, and after, each one's own)
+_global_step_pre_hooks: _HookDict = _HookDict()
+_global_step_post_hooks: _HookDict = _HookDict()
+_HOOK_TABLES = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
+                "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
+                "_optimizer_load_state_dict_post_hooks")
+
+
+def register_optimizer_step_pre_hook(hook: Callable) -> RemovableHandle:
+    """``hook(optimizer, args, kwargs)`` before the ``step()`` of every optimizer, before its own
+    pre hooks (see :meth:`Optimizer.register_step_pre_hook`)."""
+    return _add(_global_step_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook: Callable) -> RemovableHandle:
+    """``hook(optimizer, args, kwargs)`` after the ``step()`` of every optimizer, after its own post hooks."""
+    return _add(_global_step_post_hooks, hook)
+
+
+def _add(table: _HookDict, hook: Callable, prepend: bool = False) -> RemovableHandle:
+    handle = RemovableHandle(table)
+    table[handle.id] = hook
+    if prepend:
+        table.move_to_end(handle.id, last=False)
+    return handle
+
+
+def _with_step_hooks(step: Callable) -> Callable:
+    """``step`` run between the step hooks, as PyTorch wraps the ``step`` of each optimizer class.
+
+    ``args`` is what ``step`` was called with, the optimizer first (``(opt,)`` for ``opt.step()``);
+    a pre hook may return ``(new_args, new_kwargs)`` to call ``step`` with those instead."""
+    @functools.wraps(step)
+    def hooked_step(*args: Any, **kwargs: Any) -> Any:
+        optimizer = args[0]
+        for hook in chain(_global_step_pre_hooks.values(), optimizer._optimizer_step_pre_hooks.values()):
+            result = hook(optimizer, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), but got "
+                                       f"{result}.")
+                args, kwargs = result
+        out = step(*args, **kwargs)
+        for hook in chain(optimizer._optimizer_step_post_hooks.values(), _global_step_post_hooks.values()):
+            hook(optimizer, args, kwargs)
+        return out
+    hooked_step.hooked = True  # type: ignore[attr-defined]
+    return hooked_step
 
 
 class _RequiredParameter:
@@ -44,6 +105,11 @@ class Optimizer:
 
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
         self.defaults = defaults
+        for table in _HOOK_TABLES:
+            setattr(self, table, _HookDict())
+        cls = type(self)
+        if not getattr(cls.step, "hooked", False):  # the step this class runs, wrapped once (as PyTorch does)
+            cls.step = _with_step_hooks(cls.step)  # type: ignore[method-assign]
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
                             "but got " + params.type())  # e.g. torch.FloatTensor, as PyTorch names it
@@ -56,6 +122,15 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for group in param_groups:
             self.add_param_group(group)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled and deep-copied without its hooks (a hook is often a lambda or a closure)."""
+        return {k: v for k, v in self.__dict__.items() if k not in _HOOK_TABLES}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        for table in _HOOK_TABLES:
+            self.__dict__.setdefault(table, _HookDict())
 
     def __repr__(self) -> str:
         lines = [self.__class__.__name__ + " ("]
@@ -154,9 +229,36 @@ class Optimizer:
             if p.grad is not None:
                 yield p, (-p.grad if maximize else p.grad)
 
+    # ------------------------------------------------------------------ hooks
+    def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` before each ``step()``; it may return ``(new_args, new_kwargs)``."""
+        return _add(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` after each ``step()``."""
+        return _add(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer)`` before ``state_dict()`` builds the dict (``prepend``: before the others)."""
+        return _add(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer, state_dict)`` after ``state_dict()``; a dict it returns is returned instead."""
+        return _add(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer, state_dict)`` before ``load_state_dict()``; a dict it returns is loaded instead."""
+        return _add(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """``hook(optimizer)`` after ``load_state_dict()``."""
+        return _add(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
     # ------------------------------------------------------------------ saving
     def state_dict(self) -> dict[str, Any]:
         """``{"state": {index: {...}}, "param_groups": [{options..., "params": [indices]}]}``."""
+        for pre_hook in self._optimizer_state_dict_pre_hooks.values():
+            pre_hook(self)
         index_of: dict[int, int] = {}
         groups = []
         for group in self.param_groups:
@@ -168,11 +270,20 @@ class Optimizer:
             packed["params"] = ids
             groups.append(packed)
         state = {index_of[id(p)]: s for p, s in self.state.items() if id(p) in index_of}
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for post_hook in self._optimizer_state_dict_post_hooks.values():
+            result = post_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Load a ``state_dict()``: the groups must match this optimizer's in number and sizes."""
         state_dict = copy.copy(state_dict)
+        for pre_hook in self._optimizer_load_state_dict_pre_hooks.values():
+            result = pre_hook(self, state_dict)
+            if result is not None:
+                state_dict = result
         groups = self.param_groups
         saved_groups = copy.deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
@@ -194,6 +305,8 @@ class Optimizer:
             s["params"] = g["params"]
             new_groups.append(s)
         self.param_groups = new_groups
+        for post_hook in self._optimizer_load_state_dict_post_hooks.values():
+            post_hook(self)
 
     @staticmethod
     def _cast_state(param: Tensor, key: str, value: Any) -> Any:
