@@ -54,7 +54,7 @@ from .ops.reduction import (all, amax, amin, any, argmax, argmin, count_nonzero,
                             prod, std, sum, var)
 from .linalg import legacy_norm as norm
 from .ops.shape import (broadcast_to, cat, chunk, flatten, flip, hstack, movedim, narrow, split,
-                        squeeze, stack, t, transpose, unbind, unflatten, unsqueeze, vstack)
+                        squeeze, stack, swapaxes, t, transpose, unbind, unflatten, unsqueeze, vstack)
 from .ops.one_shape import permute, reshape  # (the shape as one tuple; the methods take the sizes one by one too)
 from .ops.sorting import argsort, sort, topk
 # beyond the notes: more of torch's functions that PyTorch programs call (also Tensor methods)
@@ -142,7 +142,6 @@ divide = true_divide = div
 multiply = mul
 from .ops.pointwise import subtract  # noqa: E402  (its third argument is alpha: not quite sub)
 negative = neg
-swapaxes = transpose
 swapdims = transpose
 ger = outer
 row_stack = vstack

@@ -599,7 +599,7 @@ _OPERATIONS = dict(
     hardshrink=_hardshrink,
     # shape
     view=shape.view, reshape=shape.reshape, flatten=shape.flatten, unflatten=shape.unflatten,
-    transpose=shape.transpose, swapaxes=shape.transpose, t=shape.t, permute=shape.permute,
+    transpose=shape.transpose, swapaxes=shape.swapaxes, t=shape.t, permute=shape.permute,
     squeeze=shape.squeeze, unsqueeze=shape.unsqueeze, expand=shape.expand, split=_split,
     chunk=shape.chunk, unbind=shape.unbind, narrow=shape.narrow, flip=_sizes_method(shape.flip),
     repeat=shape.repeat, contiguous=_contiguous, movedim=shape.movedim,
@@ -645,7 +645,7 @@ _IN_PLACE = dict(
     tanh_=_unary_inplace(pointwise.tanh), masked_fill_=_unary_inplace(indexing.masked_fill),
     unsqueeze_=_shape_inplace(shape.unsqueeze), squeeze_=_shape_inplace(shape.squeeze),
     t_=_shape_inplace(shape.t), transpose_=_shape_inplace(shape.transpose),
-    swapaxes_=_shape_inplace(shape.transpose), swapdims_=_shape_inplace(shape.transpose),
+    swapaxes_=_shape_inplace(shape.swapaxes), swapdims_=_shape_inplace(shape.transpose),
     resize_=_resize_,
     zero_=_zero_, fill_=_fill_, copy_=_copy_, uniform_=_uniform_, normal_=_normal_,
 )

@@ -712,7 +712,10 @@ class Tensor:
             device = "cuda" if device is None else f"cuda:{device}"
         return self.to(as_device(device))
 
-    def type(self, dtype: Any = None) -> Any:
+    def type(self, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
+        """The type's name (``"torch.FloatTensor"``), or a copy in ``dtype``.  ``non_blocking`` (and the
+        deprecated ``async``) only matter for copies between a GPU and pinned memory: accepted, as in
+        PyTorch."""
         if dtype is None:
             prefix = "torch.cuda." if self.is_cuda else "torch."
             return f"{prefix}{dtypes.type_name(self._dtype)}Tensor"

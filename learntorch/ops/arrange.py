@@ -234,9 +234,21 @@ def _check_counts(counts: Tensor) -> None:
         raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{dtypes.type_name(counts.dtype)}'")
 
 
-def repeat_interleave(input: Tensor, repeats: Union[int, Tensor, None] = None, dim: Optional[int] = None) -> Tensor:
+def repeat_interleave(input: Tensor, repeats: Union[int, Tensor, None] = None, dim: Optional[int] = None, *,
+                      output_size: Optional[int] = None) -> Tensor:
     """Repeat each element ``repeats`` times in place (``[1, 2]`` → ``[1, 1, 2, 2]``).  With no
-    ``repeats``, ``input`` holds the counts and index ``i`` is repeated ``input[i]`` times."""
+    ``repeats``, ``input`` holds the counts and index ``i`` is repeated ``input[i]`` times.
+    ``output_size`` is the result's length along ``dim``, told in advance (PyTorch uses it to skip a
+    device synchronisation); it must be right."""
+    out = _repeat_interleave(input, repeats, dim)
+    if output_size is not None:
+        length = out.shape[dim if dim is not None else 0]
+        if output_size != length:
+            raise RuntimeError("allocated size does not match required size")
+    return out
+
+
+def _repeat_interleave(input: Tensor, repeats: Union[int, Tensor, None], dim: Optional[int]) -> Tensor:
     if repeats is None:
         _check_counts(input)
         if input.ndim != 1:

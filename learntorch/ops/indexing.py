@@ -531,8 +531,10 @@ class Gather(Function):
         return scatter_into_zeros(grad, ctx.shape, ctx.dim, index), None
 
 
-def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    """``out[i][j] = input[i][index[i][j]]`` for ``dim=1``: pick one entry per row."""
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """``out[i][j] = input[i][index[i][j]]`` for ``dim=1``: pick one entry per row.  (``sparse_grad``
+    asks PyTorch for a sparse gradient; learntorch has dense tensors only, so it is accepted and the
+    gradient is dense, the same numbers.)"""
     if index._dtype not in (dtypes.int64, dtypes.int32):
         if index.numel():
             raise RuntimeError("gather(): Expected dtype int32/int64 for index")

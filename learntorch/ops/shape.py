@@ -20,7 +20,7 @@ from .common import check_same_device, new_result, numpy_aliases, sum_to, wrap_d
 
 __all__ = ["reshape", "view", "flatten", "transpose", "t", "permute", "squeeze", "unsqueeze", "expand",
            "cat", "stack", "split", "chunk", "unbind", "narrow", "flip", "repeat", "contiguous", "sum_to",
-           "movedim", "broadcast_to", "sum_to_size", "vstack", "hstack", "unflatten"]
+           "movedim", "broadcast_to", "sum_to_size", "vstack", "hstack", "unflatten", "swapaxes"]
 
 
 def _shape_arg(shape: tuple) -> tuple:
@@ -274,6 +274,11 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return Transpose.apply(input, tuple(dims))
 
 
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """NumPy's name for :func:`transpose`, with NumPy's parameter names (``torch.swapaxes(x, axis0=0, axis1=1)``)."""
+    return transpose(input, axis0, axis1)
+
+
 def t(input: Tensor) -> Tensor:
     """Matrix transpose; PyTorch allows it only up to 2-D."""
     ndim = input._data.ndim  # (every nn.Linear call transposes its weight: read once, from the array)
@@ -397,9 +402,10 @@ def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
     return expand(input, tuple(size))
 
 
-def sum_to_size(input: Tensor, *size: Any) -> Tensor:
+def sum_to_size(input: Tensor, *sizes: Any, size: Any = None) -> Tensor:
     """``Tensor.sum_to_size``: sum ``input`` down to ``size`` (which must broadcast to
     ``input``'s shape) -- undoing broadcasting, as a custom Function's backward needs."""
+    size = sizes if size is None else sizes_by_keyword(sizes, size, "sum_to_size", "size")
     if not size:
         raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
     size = _shape_arg(size)
@@ -537,8 +543,10 @@ class SplitWithSizes(Split):
     _backward_name = "SplitWithSizesBackward0"
 
 
-def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
-    """Cut into pieces of a given size (the last may be smaller), or of the listed sizes."""
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    """Cut into pieces of a given size (the last may be smaller), or of the listed sizes.  (The first
+    parameter is ``tensor``, as in PyTorch: ``torch.split(tensor=x, split_size_or_sections=2)``.)"""
+    input = tensor
     if not isinstance(split_size_or_sections, int):
         if isinstance(split_size_or_sections, Tensor) and not split_size_or_sections.ndim:
             split_size_or_sections = _size_of(split_size_or_sections, 0)  # one size, as a 0-d tensor

@@ -2,7 +2,10 @@
 shape method (``torch.zeros(size=(2, 3))``, ``x.view(size=...)``, ``x.reshape(shape=...)``,
 ``x.permute(dims=...)``, ``x.expand(size=...)``, ``x.repeat(repeats=...)``, ``x.new_zeros(size=...)``),
 ``torch.arange(end=4)``, ``torch.randint(5, size=(3,))``, ``x.split(split_size=1)``, and the keyword
-forms of everyday calls.  Python's ``*sizes`` has no keyword, so each of these was a TypeError in
+forms of everyday calls; PyTorch's own parameter names (``torch.split(tensor=...)``,
+``torch.swapaxes(x, axis0=, axis1=)``) and its optional ones (``gather(..., sparse_grad=False)``,
+``repeat_interleave(..., output_size=)``, ``x.type(dtype, non_blocking)``, ``x.sum_to_size(size=)``),
+found by comparing every function's parameter names with PyTorch's.  Python's ``*sizes`` has no keyword, so each of these was a TypeError in
 learntorch while PyTorch runs it (found by calling ~75 everyday methods and factories by keyword).
 """
 from __future__ import annotations
@@ -95,6 +98,14 @@ EXPRS = [
     'lib.ones(3).dot(tensor=lib.ones(3))',
     'lib.ones(2,3).mm(mat2=lib.ones(3,2)).shape',
     'lib.ones(2,3).bmm(mat2=lib.ones(3,2)).shape',
+    "lib.gather(lib.ones(2, 3), 1, lib.zeros(2, 1, dtype=lib.long), sparse_grad=False).shape",
+    "lib.swapaxes(lib.ones(2, 3), axis0=0, axis1=1).shape", "lib.ones(2, 3).swapaxes(axis0=0, axis1=1).shape",
+    "lib.ones(2, 3).swapaxes_(axis0=0, axis1=1).shape", "lib.swapdims(lib.ones(2, 3), dim0=0, dim1=1).shape",
+    "lib.repeat_interleave(lib.ones(2), 2, output_size=4).shape", "lib.ones(2).repeat_interleave(2, output_size=4).shape",
+    "lib.ones(2).repeat_interleave(2, output_size=3)", "lib.ones(2, 2).repeat_interleave(2, dim=1, output_size=4).shape",
+    "lib.split(tensor=lib.ones(4), split_size_or_sections=2)[0].shape", "lib.ones(2).type(lib.float64, False).dtype",
+    "lib.ones(2).type(dtype=lib.float64, non_blocking=False).dtype", "lib.ones(2, 3).sum_to_size(size=(1, 3)).shape",
+    "lib.ones(2, 3).sum_to_size((1, 3)).shape", "lib.ones(2, 3).sum_to_size(1, 3).shape",
 ]
 
 BOTH_WAYS = [
