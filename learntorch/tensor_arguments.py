@@ -165,7 +165,8 @@ def _fits(kind: str, value: Any, strict: bool = False) -> bool:
 
 
 def tensor_checked(fn: Callable, name: Optional[str] = None, method: bool = False,
-                   error: type = TypeError, first: bool = False, numbers: bool = False) -> Callable:
+                   error: type = TypeError, first: bool = False, numbers: bool = False,
+                   python_flags: bool = False) -> Callable:
     """``fn``, raising PyTorch's TypeError (or ``error``) when a call fails and a tensor argument was
     not a tensor, or a number, flag or size was not one.  Returns ``fn`` itself when it has no
     argument to check.  A method is wrapped only when it takes a tensor besides ``self``: the
@@ -178,7 +179,12 @@ def tensor_checked(fn: Callable, name: Optional[str] = None, method: bool = Fals
 
     With ``numbers`` a method that takes only numbers is wrapped all the same: for the methods
     off the hot path (``x.cummax(2.5)``, ``x.topk(2.5)``), whose own errors would be an
-    IndexError or a RuntimeError where PyTorch's parser raises a TypeError."""
+    IndexError or a RuntimeError where PyTorch's parser raises a TypeError.
+
+    With ``python_flags`` (the functions PyTorch writes in Python, ``nn.functional``'s) a tensor
+    of many numbers given as a flag or a number keeps the RuntimeError its ``if inplace:`` raised
+    ("Boolean value of Tensor with more than one value is ambiguous"): PyTorch's own Python code
+    tests that flag and fails there with that very error, before any parser sees it."""
     slots = tensor_slots(fn)
     if method:
         slots = tuple(s for s in slots if s[1] != 0)  # ``self`` is a tensor: Python bound it
@@ -204,7 +210,9 @@ def tensor_checked(fn: Callable, name: Optional[str] = None, method: bool = Fals
             if wrong is None:
                 raise
             raise wrong from None
-        except Exception:
+        except Exception as exc:
+            if python_flags and isinstance(exc, RuntimeError) and str(exc).startswith("Boolean value of Tensor"):
+                raise
             wrong = wrong_argument(name, slots, args, kwargs, skip, error, strict=first)
             if wrong is None:
                 raise
@@ -242,7 +250,7 @@ def sizes_by_keyword(given: tuple, value: Any, name: str, argument: str) -> tupl
 
 
 def check_namespace(namespace: dict, module: str, names: list[str], attribute_errors: str = "",
-                    checked_first: frozenset = frozenset()) -> None:
+                    checked_first: frozenset = frozenset(), python_flags: bool = False) -> None:
     """Wrap the plain functions ``names`` of a public namespace (``torch``, ``nn.functional``)
     with :func:`tensor_checked`; two names of one function object share one wrapper.
 
@@ -251,7 +259,8 @@ def check_namespace(namespace: dict, module: str, names: list[str], attribute_er
     PyTorch's own error is an AttributeError.  Those raise an AttributeError here too, so that
     a program (or a test) that catches PyTorch's error catches learntorch's; the message is
     the clearer one above.  ``checked_first`` names the functions whose numbers are checked
-    before the call (see :func:`tensor_checked`).
+    before the call, and ``python_flags`` says that the namespace's functions are Python code in
+    PyTorch (see :func:`tensor_checked`).
 
     A wrapper (this one, or ``out=``'s) that pickle would look for under the wrapped function's
     name is renamed after the namespace, so that pickle finds it there: ``torch.save`` of a
@@ -266,7 +275,8 @@ def check_namespace(namespace: dict, module: str, names: list[str], attribute_er
         if wrapped is None:
             error = AttributeError if n in attribute_error_names else TypeError
             name = fn.__name__ if fn.__name__ in public else n  # (``legacy_lu`` is ``torch.lu``)
-            wrapped = made[id(fn)] = tensor_checked(fn, name, error=error, first=n in first_names)
+            wrapped = made[id(fn)] = tensor_checked(fn, name, error=error, first=n in first_names,
+                                                    python_flags=python_flags)
             if not _found_by_pickle(wrapped):
                 wrapped.__module__, wrapped.__qualname__ = module, n
         namespace[n] = wrapped

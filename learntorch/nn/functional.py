@@ -1207,4 +1207,4 @@ check_namespace(globals(), __name__, __all__, attribute_errors="""
 binary_cross_entropy binary_cross_entropy_with_logits dropout1d dropout2d dropout3d embedding_bag glu group_norm
 huber_loss instance_norm interpolate l1_loss local_response_norm log_softmax margin_ranking_loss mse_loss normalize
 sigmoid smooth_l1_loss softmax softmin softsign tanh tanhshrink triplet_margin_with_distance_loss upsample
-upsample_bilinear upsample_nearest""")  # (functions that PyTorch writes in Python: see check_namespace)
+upsample_bilinear upsample_nearest""", python_flags=True)  # (functions that PyTorch writes in Python: see check_namespace)

@@ -20,7 +20,11 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     (``bernoulli_(1 - p)``), so ``manual_seed`` gives the same mask in both."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0 or input.numel() == 0:
+    try:
+        off = not training
+    except RuntimeError:  # (a tensor of many numbers: PyTorch's parser, not Python, reads this flag)
+        raise TypeError(f"dropout(): argument 'train' (position 3) must be bool, not {type(training).__name__}") from None
+    if off or p == 0 or input.numel() == 0:
         return input
     if p == 1:
         zero = Tensor._zeros((), input._dtype, input._device)

@@ -134,6 +134,10 @@ CASES = [
     "F.multi_margin_loss(x, tgt)", "F.multi_margin_loss(x, tgt.int())",
     "F.multilabel_margin_loss(xi.bool(), xi.int())", "F.multilabel_margin_loss(x, xi.int())",
     "F.multilabel_margin_loss(x, (xi % 4).int())", "F.mse_loss(x, xi)", "F.l1_loss(xi, xi)", "F.kl_div(x, x, reduction='batchmean')",
+    # a tensor given as a flag: PyTorch's Python code tests it (``if inplace:``) and fails with the truth-value
+    # RuntimeError, except where the flag goes on to its parser (dropout's ``training``: TypeError)
+    "F.relu(x, x)", "F.hardtanh(x, x)", "F.leaky_relu(x, 0.1, x)", "F.mse_loss(x, x, x)", "F.dropout(x, x)",
+    "F.dropout(x, 0.5, x)", "F.dropout(x, 0.5, True, x)", "F.elu(x, 1.0, x)", "F.relu(x, True)",
 ]
 
 
