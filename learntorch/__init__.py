@@ -36,7 +36,7 @@ from .ops.matmul import addmm, bmm, dot, matmul, mm, mv, outer
 from .ops.matmul import addbmm, addmv, baddbmm, cdist, dist, inner, kron, tensordot, vdot
 from .ops.linalg_decomp import det
 from .ops.linalg_decomp import torch_slogdet as slogdet
-from .linalg import inverse, legacy_cross as cross, legacy_svd as svd, logdet, matrix_power, pinverse
+from .linalg import inverse, legacy_cross as cross, legacy_qr as qr, legacy_svd as svd, logdet, matrix_power, pinverse
 from .linalg import (householder_product as orgqr, legacy_cholesky as cholesky, legacy_lu as lu,
                      legacy_lu_solve as lu_solve, legacy_vander as vander, lu_unpack, matrix_exp, triangular_solve)
 from .ops.pointwise import (bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
@@ -92,6 +92,9 @@ from .ops.flat_index import unravel_index  # noqa: E402
 from .ops.rsub import rsub  # noqa: E402
 from .ops.tensor_info import conj, imag, is_conj, is_neg, isreal, real, resolve_conj, resolve_neg  # noqa: E402
 from .creation import asarray
+from .storage import TypedStorage, UntypedStorage, is_storage  # noqa: E402
+from . import cpu  # noqa: E402  (torch.cpu: the device module of the CPU)
+from .amp import GradScaler  # noqa: E402  (torch.GradScaler is torch.amp.GradScaler)
 from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .random_sampling import normal, poisson
 from .serialization import load, save
@@ -171,11 +174,6 @@ def typename(obj: object) -> str:
     module = getattr(named, "__module__", "") or ""
     qualname = getattr(named, "__qualname__", type(named).__name__)
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
-
-
-def is_storage(obj: object) -> _dtypes.builtins.bool:
-    """False: learntorch has no storage objects (a tensor's memory is its array)."""
-    return False
 
 
 def softmax(input: Tensor, dim: _dtypes.builtins.int, dtype: object = None) -> Tensor:

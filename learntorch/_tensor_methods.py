@@ -27,6 +27,7 @@ from .ops import (arrange, indexing, linalg_decomp, matmul, pointwise, reduction
 from .ops.activations import hardshrink as _hardshrink
 from .ops import pointwise_extra, tensor_info  # (their own sections of the table: pointwise_extra.METHODS …)
 from .ops import special_ops  # (igamma, igammac, mvlgamma and their in-place forms)
+from . import storage
 from .ops import bucketing, index_writes, reshaping, scans
 from .ops import index_reduce, python_map, strided, view_scatter
 from .ops.common import Number, binary_operands, new_result
@@ -622,12 +623,13 @@ _OPERATIONS = dict(
     matrix_power=linalg_api.matrix_power,
     cross=linalg_api.legacy_cross,
     matrix_exp=linalg_api.matrix_exp, lu=linalg_api.legacy_lu, lu_solve=linalg_api.legacy_lu_solve,
-    svd=linalg_api.legacy_svd,
+    svd=linalg_api.legacy_svd, qr=linalg_api.legacy_qr,
     triangular_solve=linalg_api.triangular_solve, orgqr=linalg_api.householder_product,
 )
 
 # what the Tensor class sits below: moving between devices and dtypes, and backward
-_CLASS_LEVEL = dict(to=_to, backward=engine.tensor_backward)
+_CLASS_LEVEL = dict(to=_to, backward=engine.tensor_backward, untyped_storage=storage.untyped_storage,
+                    storage=storage.typed_storage)
 
 _NEW_TENSORS = dict(
     new_tensor=_new_tensor, new_zeros=_new_filled(0, "new_zeros"), new_ones=_new_filled(1, "new_ones"),

@@ -423,6 +423,16 @@ def legacy_svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any
 from .ops.linalg_decomp import _named  # noqa: E402
 
 _svd_legacy_result = _named("svd", "U S V")
+_qr_legacy_result = _named("qr", "Q R")
+
+
+def legacy_qr(input: Tensor, some: bool = True) -> Any:
+    """``torch.qr`` (deprecated in PyTorch, with this warning): ``torch.linalg.qr``, ``some`` for its mode."""
+    warn_always.warn_once("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
+                          "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"
+                          "Q, R = torch.qr(A, some)\nshould be replaced with\n"
+                          "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete')", UserWarning)
+    return _qr_legacy_result(*qr(input, "reduced" if some else "complete"))
 
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:

@@ -363,6 +363,11 @@ class Tensor:
     def is_cpu(self) -> bool:
         return self._device.type == "cpu"
 
+    @property
+    def is_mps(self) -> bool:
+        """False: learntorch has no Apple GPU device (programs ask, to choose one)."""
+        return False
+
     def is_floating_point(self) -> bool:
         return self._dtype.is_floating_point
 

@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("learntorch.version", "learntorch.dtypes", "learntorch.size", "learntorch.cuda",
                     "learntorch.device", "learntorch.device_memory", "learntorch.arrays", "learntorch.type_info",
                     "learntorch.matmul_precision", "learntorch.dtype_bfloat16", "learntorch.autocast_state",
-                    "learntorch.warn_always")),
+                    "learntorch.warn_always", "learntorch.cpu")),
     # autograd's lower floor: grad mode and the graph's nodes, which the Tensor class holds
     ("graph", ("learntorch.autograd.grad_mode", "learntorch.autograd.node", "learntorch.autograd.anomaly_mode",
                "learntorch.autograd.graph")),
@@ -39,7 +39,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
                  "learntorch._tensor_methods", "learntorch.testing", "learntorch.backends",
                  "learntorch.accelerator", "learntorch.amp", "learntorch.compile", "learntorch.jit",
                  "learntorch.tensor_autograd_extras", "learntorch.autograd.functional", "learntorch.special",
-                 "learntorch.distributions")),
+                 "learntorch.distributions", "learntorch.storage")),
     ("models", ("learntorch.nn", "learntorch.optim", "learntorch.utils", "learntorch.datasets",
                 "learntorch.distributed", "learntorch.func", "learntorch.multiprocessing")),
     # save/load of tensors, state dicts and whole modules (so above nn)
