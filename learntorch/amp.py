@@ -32,7 +32,8 @@ from .dtype_bfloat16 import bfloat16
 from .creation import tensor
 from .autograd.grad_mode import no_grad
 
-__all__ = ["autocast", "GradScaler", "is_autocast_available", "is_autocast_enabled", "get_autocast_dtype"]
+__all__ = ["autocast", "GradScaler", "is_autocast_available", "is_autocast_enabled", "get_autocast_dtype",
+           "custom_fwd", "custom_bwd"]
 
 _TORCH_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
                        "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
@@ -128,6 +129,63 @@ class autocast:
             with autocast(self.device, self.fast_dtype, self._enabled, self._cache_enabled):
                 return func(*args, **kwargs)
         return wrapper
+
+
+# ----------------------------------------------------------------------------- custom Functions
+def custom_fwd(fwd: Optional[Callable] = None, *, device_type: str, cast_inputs: Optional[dtypes.dtype] = None) -> Any:
+    """Decorate a custom ``Function``'s ``forward`` for autocast (``@torch.amp.custom_fwd(device_type="cuda")``).
+
+    autocast casts the inputs of PyTorch's own operations; a custom Function's ``forward`` sees
+    whatever it is given.  Without ``cast_inputs`` it runs in the surrounding autocast state,
+    which :func:`custom_bwd` then restores for ``backward`` (a backward must run in the state its
+    forward ran in).  With ``cast_inputs=torch.float32`` (say) inside an autocast region, its
+    floating-point tensor inputs are cast to that dtype and it runs with autocast off: for an
+    operation that needs full precision."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def decorate_fwd(*args: Any, **kwargs: Any) -> Any:
+        ctx, enabled = args[0], is_autocast_enabled(device_type)
+        ctx._dtype = get_autocast_dtype(device_type)
+        ctx._fwd_used_autocast = enabled and cast_inputs is None
+        if cast_inputs is None or not enabled:
+            return fwd(*args, **kwargs)
+        with autocast(device_type=device_type, enabled=False):
+            return fwd(*_cast(args, device_type, cast_inputs), **_cast(kwargs, device_type, cast_inputs))
+    return decorate_fwd
+
+
+def custom_bwd(bwd: Optional[Callable] = None, *, device_type: str) -> Any:
+    """Decorate a custom ``Function``'s ``backward``: it runs in the autocast state its forward ran in
+    (see :func:`custom_fwd`, which records it on ``ctx``)."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def decorate_bwd(*args: Any, **kwargs: Any) -> Any:
+        ctx = args[0]
+        with autocast(device_type=device_type, enabled=ctx._fwd_used_autocast, dtype=ctx._dtype):
+            return bwd(*args, **kwargs)
+    return decorate_bwd
+
+
+def _cast(value: Any, device_type: str, dtype: dtypes.dtype) -> Any:
+    """``value`` with each floating-point tensor on ``device_type`` cast to ``dtype``, looking into
+    lists, tuples and dicts (other values pass as they are)."""
+    if isinstance(value, Tensor):
+        if value.is_floating_point() and value.device.type == device_type and value.dtype is not dtype:
+            return value.to(dtype)
+        return value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(v, device_type, dtype) for v in value)
+    if isinstance(value, dict):
+        return {k: _cast(v, device_type, dtype) for k, v in value.items()}
+    return value
 
 
 # ----------------------------------------------------------------------------- GradScaler
