@@ -94,6 +94,7 @@ from .ops.tensor_info import conj, imag, is_conj, is_neg, isreal, real, resolve_
 from .creation import asarray
 from .storage import TypedStorage, UntypedStorage, is_storage  # noqa: E402
 from . import cpu  # noqa: E402  (torch.cpu: the device module of the CPU)
+from . import futures  # noqa: E402  (torch.futures.Future: DDP's communication hooks return one)
 from .amp import GradScaler  # noqa: E402  (torch.GradScaler is torch.amp.GradScaler)
 from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .random_sampling import normal, poisson

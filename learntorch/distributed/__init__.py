@@ -29,9 +29,13 @@ API (PyTorch's names and behaviour)::
     dist.broadcast(t, src=0)                # in place: everyone gets rank 0's values
     dist.barrier()
     work = dist.all_reduce(t, async_op=True); work.wait()   # non-blocking form
-    # also: all_gather, all_gather_into_tensor, reduce, gather, scatter,
-    #       send / recv / isend / irecv (point to point), is_initialized, is_available,
-    #       get_backend, destroy_process_group
+    # also: all_gather, all_gather_single (all_gather_into_tensor), reduce, gather, scatter,
+    #       reduce_scatter, reduce_scatter_single (reduce_scatter_tensor),
+    #       all_to_all(_single), send / recv / isend / irecv / batch_isend_irecv (point to point),
+    #       all_gather_object, broadcast_object_list, gather_object, scatter_object_list,
+    #       send_object_list / recv_object_list (pickled Python objects), monitored_barrier,
+    #       new_group, get_process_group_ranks, get_group_rank, get_global_rank,
+    #       is_initialized, is_available, is_gloo_available, get_backend, destroy_process_group
     model = torch.nn.parallel.DistributedDataParallel(model)   # see nn/parallel/distributed.py
     dist.destroy_process_group()
 
@@ -77,24 +81,43 @@ rank that exits is noticed at once.  Under plain ``mpiexec``, MPICH's launcher
 itself kills the other ranks as soon as one exits early (they print nothing;
 the job's exit status is non-zero).
 
-learntorch differences: process groups other than the default one
-(``new_group``) are not built; ``init_method`` is not needed (MPI does the
+Groups: ``new_group(ranks)`` (called by every rank) makes a group of some
+ranks with its own MPI communicator (``groups.py``); collectives take it as
+``group=``, with ``src``/``dst`` given as global ranks (or ``group_src``...).
+
+learntorch differences: a group is not a C++ ``ProcessGroup`` (no ``.rank()``
+method: use ``dist.get_rank(group)``); ``init_method`` is not needed (MPI does the
 rendezvous) and a value other than ``env://`` only warns; ``ReduceOp.AVG`` works
 on every backend; host tensors under ``backend="nccl"`` go over MPI (PyTorch
 refuses them).
 """
 from __future__ import annotations
 
-from .collectives import (all_gather, all_gather_into_tensor, all_reduce, barrier, broadcast, gather, irecv, isend,
-                          recv, reduce, scatter, send)
+from .collectives import (all_gather, all_gather_into_tensor, all_gather_single, all_reduce, all_to_all,
+                          all_to_all_single, barrier, broadcast, gather, irecv, isend, monitored_barrier, recv,
+                          reduce, reduce_scatter, reduce_scatter_single, reduce_scatter_tensor, scatter, send)
 from .errors import DistBackendError, DistError
-from .process_group import (GroupMember, default_pg_timeout, destroy_process_group, get_backend, get_rank,
-                            get_world_size, group, init_process_group, is_available, is_initialized,
-                            is_mpi_available, is_nccl_available)
+from ..futures import Future
+from .grad_bucket import GradBucket
+from .groups import get_global_rank, get_group_rank, get_process_group_ranks, new_group
+from .object_collectives import (all_gather_object, broadcast_object_list, gather_object, recv_object_list,
+                                 scatter_object_list, send_object_list)
+from .p2p_batch import P2POp, batch_isend_irecv
+from .process_group import (GroupMember, default_pg_timeout, destroy_process_group, get_backend,
+                            get_node_local_rank, get_rank, get_world_size, group, init_process_group, is_available,
+                            is_backend_available, is_gloo_available, is_initialized, is_mpi_available,
+                            is_nccl_available, is_torchelastic_launched)
+from .process_group import World as ProcessGroup
 from .reduce_op import ReduceOp
 from .work import Work
 
 __all__ = ["init_process_group", "destroy_process_group", "is_available", "is_initialized", "is_mpi_available",
-           "is_nccl_available", "get_backend", "get_rank", "get_world_size", "all_reduce", "broadcast", "barrier",
-           "all_gather", "all_gather_into_tensor", "reduce", "gather", "scatter", "send", "recv", "isend", "irecv",
-           "ReduceOp", "Work", "DistError", "DistBackendError", "group", "GroupMember", "default_pg_timeout"]
+           "is_nccl_available", "is_gloo_available", "is_backend_available", "is_torchelastic_launched",
+           "get_node_local_rank", "get_backend", "get_rank", "get_world_size", "all_reduce", "broadcast", "barrier",
+           "monitored_barrier", "all_gather", "all_gather_single", "all_gather_into_tensor", "reduce", "gather",
+           "scatter", "reduce_scatter", "reduce_scatter_single", "reduce_scatter_tensor", "all_to_all",
+           "all_to_all_single", "send", "recv", "isend", "irecv", "P2POp", "batch_isend_irecv", "all_gather_object",
+           "broadcast_object_list", "gather_object", "scatter_object_list", "send_object_list", "recv_object_list",
+           "new_group", "get_process_group_ranks", "get_global_rank", "get_group_rank", "ProcessGroup", "ReduceOp",
+           "Work", "Future", "GradBucket", "DistError", "DistBackendError", "group", "GroupMember",
+           "default_pg_timeout"]

@@ -13,7 +13,8 @@ import numpy as np
 
 from .reduce_op import ReduceOp
 
-__all__ = ["mpi_op", "iallreduce", "ibroadcast", "ireduce", "iallgather", "igather", "iscatter", "ibarrier"]
+__all__ = ["mpi_op", "iallreduce", "ibroadcast", "ireduce", "iallgather", "igather", "iscatter", "ibarrier",
+           "ireduce_scatter", "ialltoallv"]
 
 
 def mpi_op(op: ReduceOp) -> Any:
@@ -55,3 +56,24 @@ def iscatter(comm: Any, send: Optional[np.ndarray], recv: np.ndarray, src: int) 
 
 def ibarrier(comm: Any) -> Any:
     return comm.Ibarrier()
+
+
+def ireduce_scatter(comm: Any, send: np.ndarray, recv: np.ndarray, op: ReduceOp) -> Any:
+    """Reduce ``send`` (world size equal blocks) over the ranks; rank r receives block r."""
+    return comm.Ireduce_scatter_block(send, recv, mpi_op(op))
+
+
+def ialltoallv(comm: Any, send: np.ndarray, send_counts: list[int], recv: np.ndarray,
+               recv_counts: list[int]) -> Any:
+    """Rank r sends its r'-th piece of ``send`` (``send_counts[r']`` elements) to rank r',
+    which receives it as its r-th piece of ``recv``.  The pieces lie one after the other."""
+    return comm.Ialltoallv([send, (send_counts, _starts(send_counts))], [recv, (recv_counts, _starts(recv_counts))])
+
+
+def _starts(counts: list[int]) -> list[int]:
+    """Where each piece begins: the running sum of the counts before it."""
+    starts, total = [], 0
+    for c in counts:
+        starts.append(total)
+        total += c
+    return starts

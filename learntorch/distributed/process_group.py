@@ -24,7 +24,8 @@ from .work import Work
 
 __all__ = ["init_process_group", "destroy_process_group", "is_available", "is_initialized", "is_mpi_available",
            "is_nccl_available", "get_backend", "get_rank", "get_world_size", "default_pg_timeout", "group",
-           "GroupMember", "World", "default_world"]
+           "GroupMember", "World", "default_world", "not_a_member", "is_gloo_available", "is_backend_available",
+           "is_torchelastic_launched", "get_node_local_rank"]
 
 default_pg_timeout = timedelta(minutes=30)  # PyTorch's default for CPU backends
 
@@ -32,7 +33,7 @@ _NOT_INITIALIZED = "Default process group has not been initialized, please make 
 _BACKENDS = {"mpi": "mpi", "gloo": "mpi", "nccl": "nccl"}  # gloo: an alias, so PyTorch CPU programs run
 
 
-@dataclass
+@dataclass(eq=False)  # a group is equal only to itself, and hashable (programs key dicts by group)
 class World:
     """The default process group: every rank that ``mpiexec`` started."""
 
@@ -45,6 +46,32 @@ class World:
     nccl: Any = None             # the NcclTransport, created by the first CUDA collective
     broken: Optional[str] = None  # why a collective gave up; the group is unusable after that
     asked_for: Optional[str] = None  # the backend name the program passed ("gloo"), for get_backend
+    ranks: Optional[list[int]] = None  # the members' global ranks (a group from new_group); None: all ranks
+
+    def __post_init__(self) -> None:
+        if self.ranks is None:
+            self.ranks = list(range(self.size))
+
+    @property
+    def is_default(self) -> bool:
+        """Whether this is the default group (its ranks are the global ranks)."""
+        return self is _world
+
+    def group_rank(self, global_rank: int) -> int:
+        """The rank inside this group of the process whose global rank is ``global_rank``."""
+        if self.is_default:
+            return global_rank
+        if global_rank not in self.ranks:
+            raise ValueError(f"Global rank {global_rank} is not part of group {self!r}")
+        return self.ranks.index(global_rank)
+
+    def global_rank(self, group_rank: int) -> int:
+        """The global rank of the member that is ``group_rank`` inside this group."""
+        if self.is_default:
+            return group_rank
+        if not 0 <= group_rank < self.size:
+            raise ValueError(f"Group rank {group_rank} is not part of group {self!r}")
+        return self.ranks[group_rank]
 
     @property
     def peer_failed(self) -> bool:
@@ -56,6 +83,9 @@ class World:
         self.broken = message
         _gave_up = True
 
+    def __repr__(self) -> str:
+        return f"<ProcessGroup ranks={self.ranks} backend={self.asked_for or self.backend}>"
+
     def check_usable(self, name: str) -> None:
         if self.broken is not None:
             raise DistBackendError(f"learntorch.distributed: cannot run {name} on rank {self.rank}: an earlier "
@@ -64,14 +94,19 @@ class World:
 
 
 class group:
-    """``dist.group.WORLD``: the default group (``None`` before ``init_process_group``)."""
+    """``dist.group.WORLD``: the default group (``None`` before ``init_process_group``).
+
+    ``new_group`` returns ``NON_GROUP_MEMBER`` to the ranks it leaves out (PyTorch's
+    value, -100): collectives called with it on those ranks warn and do nothing."""
 
     WORLD: Optional[World] = None
+    NON_GROUP_MEMBER = -100
 
 
 GroupMember = group
 
 _world: Optional[World] = None
+_subgroups: list[World] = []  # the groups made by new_group, freed with the default one
 _exit_hook_installed = False
 _dead_rank_reported = False  # set by the SIGUSR1 handler
 _gave_up = False             # a collective did not complete: MPI must not be finalized
@@ -82,10 +117,17 @@ def default_world(group_arg: Any = None) -> World:
     """The default group, or PyTorch's ValueError if there is none yet."""
     if _world is None:
         raise ValueError(_NOT_INITIALIZED)
-    if group_arg is not None and group_arg is not _world:
-        raise ValueError("learntorch.distributed has only the default process group (group=None or group.WORLD); "
-                         "new_group is not built.")
-    return _world
+    if group_arg is None or group_arg is _world:
+        return _world
+    if isinstance(group_arg, World) and group_arg in _subgroups:
+        return group_arg
+    raise ValueError(f"Group {group_arg!r} is not registered, please create group with "
+                     "torch.distributed.new_group API")
+
+
+def not_a_member(group_arg: Any) -> bool:
+    """Whether ``group_arg`` is what ``new_group`` gave a rank it left out."""
+    return isinstance(group_arg, int) and group_arg == group.NON_GROUP_MEMBER
 
 
 def is_available() -> bool:
@@ -99,6 +141,37 @@ def is_mpi_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+def is_gloo_available() -> bool:
+    """True where MPI is: ``backend="gloo"`` is served by MPI here, so a program that picks
+    ``"gloo" if dist.is_gloo_available() else ...`` takes the path it takes under PyTorch CPU."""
+    return is_mpi_available()
+
+
+def is_backend_available(backend: str) -> bool:
+    """Whether ``init_process_group(backend)`` can work here: ``"mpi"``, ``"gloo"`` (= MPI), ``"nccl"``."""
+    checks = {"mpi": is_mpi_available, "gloo": is_gloo_available, "nccl": is_nccl_available}
+    check = checks.get(str(backend).lower())
+    return check is not None and check()
+
+
+def is_torchelastic_launched() -> bool:
+    """Whether ``torchrun`` started this process (PyTorch's test: ``TORCHELASTIC_RUN_ID`` is set).
+
+    learntorch's launcher sets torchrun's rank variables but not that one, so this stays False."""
+    return os.getenv("TORCHELASTIC_RUN_ID") is not None
+
+
+def get_node_local_rank(fallback_rank: Optional[int] = None) -> int:
+    """This process's rank on its machine: ``LOCAL_RANK`` (set by both launchers), else ``fallback_rank``."""
+    if "LOCAL_RANK" in os.environ:
+        return int(os.environ["LOCAL_RANK"])
+    if fallback_rank is not None:
+        return int(fallback_rank)
+    raise RuntimeError("LOCAL_RANK is not in the environment. Consider passing fallback_rank to allow "
+                       "`get_node_local_rank` to work, assuming you are not running in a multi-device context "
+                       "and want the code to run locally instead.")
 
 
 def is_nccl_available() -> bool:
@@ -116,12 +189,16 @@ def is_initialized() -> bool:
 
 
 def get_rank(group: Any = None) -> int:
-    """This process's number, 0 … world size − 1."""
+    """This process's number in ``group``, 0 … group size − 1 (-1 outside the group, as in PyTorch)."""
+    if not_a_member(group):
+        return -1
     return default_world(group).rank
 
 
 def get_world_size(group: Any = None) -> int:
-    """How many processes take part."""
+    """How many processes take part in ``group`` (-1 outside it, as in PyTorch)."""
+    if not_a_member(group):
+        return -1
     return default_world(group).size
 
 
@@ -202,13 +279,26 @@ def destroy_process_group(group: Any = None) -> None:
     global _world
     if _world is None:
         raise AssertionError("Process group cannot be None")  # PyTorch's message
+    if not_a_member(group):
+        return
     world = default_world(group)
+    if not world.is_default:  # one group made by new_group
+        _subgroups.remove(world)
+        _free(world)
+        return
+    for sub in _subgroups:
+        _free(sub)
+    _subgroups.clear()
+    _free(world)
+    _world = None
+    GroupMember.WORLD = None
+
+
+def _free(world: World) -> None:
     if world.nccl is not None:
         world.nccl.close()
     if world.broken is None:
         world.mpi_comm.Free()
-    _world = None
-    GroupMember.WORLD = None
 
 
 def _own_communicator(MPI: Any, timeout: timedelta) -> Any:

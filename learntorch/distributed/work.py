@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import time
 from datetime import timedelta
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from .errors import DistBackendError
+from ..futures import Future
 
 if TYPE_CHECKING:
     from .process_group import World
@@ -32,13 +33,15 @@ class Work:
     """What ``dist.all_reduce(..., async_op=True)`` returns: call ``wait()`` before using the tensor."""
 
     def __init__(self, name: str, world: "World", poll: Callable[[], bool],
-                 finish: Optional[Callable[[], None]] = None, abort: Optional[Callable[[], None]] = None) -> None:
+                 finish: Optional[Callable[[], None]] = None, abort: Optional[Callable[[], None]] = None,
+                 result: Optional[list[Any]] = None) -> None:
         self._name = name          # the collective, for error messages: "all_reduce"
         self._world = world
         self._poll = poll          # True once the transport has finished (MPI Request.Test, CUDA event.query)
         self._finish = finish      # then: copy the result into the tensor, divide for AVG ...
         self._abort = abort        # what to do with the transport when we give up (NCCL: abort the communicator)
         self._done = False
+        self._result = result or []  # the tensors the collective writes (what result() and the Future give)
 
     def is_completed(self) -> bool:
         """Whether the collective has finished (it also makes MPI progress: call it now and then)."""
@@ -71,6 +74,14 @@ class Work:
             time.sleep(nap)
             nap = min(nap * 2 or 1e-5, _MAX_NAP_S)
         return True
+
+    def result(self) -> list[Any]:
+        """The output tensors (for ``all_reduce``: ``[tensor]``); wait first."""
+        return self._result
+
+    def get_future(self) -> Future:
+        """A :class:`Future` whose value is ``result()``, once the collective has finished."""
+        return Future(lambda: (self.wait(), self._result)[1], self.is_completed)
 
     def _complete(self) -> None:
         self._done = True

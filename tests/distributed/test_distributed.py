@@ -132,6 +132,65 @@ def test_point_to_point_ring(ranks):
         assert s["recv_value"] == float((s["rank"] - 1) % n)
 
 
+def test_object_collectives(ranks):
+    n = len(ranks)
+    for s in ranks:
+        r = s["rank"]
+        assert s["all_gather_object"] == [{"rank": k, "name": "r" * k} for k in range(n)]
+        assert s["broadcast_object_list"] == [{"lr": 0.1}, "s" * n]
+        assert s["gather_object"] == ([[k, "x" * k] for k in range(n)] if r == 1 else None)
+        assert s["scatter_object_list"] == {"for": r, "pad": "p" * r}
+        sender = (r - 1) % n
+        assert s["recv_object_list_source"] == sender
+        assert s["recv_object_list"] == [sender, "hi" * sender]
+
+
+def test_reduce_scatter_and_all_to_all(ranks):
+    n = len(ranks)
+    for s in ranks:
+        r = s["rank"]
+        assert s["reduce_scatter_tensor"] == [n * (2 * r + j) + n * (n - 1) / 2 for j in range(2)]
+        assert s["reduce_scatter"] == [10 * r + n - 1, n - 1]       # MAX over the ranks of [10r + k, k]
+        assert s["all_to_all_single"] == [100. * k + r for k in range(n)]
+        assert s["all_to_all_single_splits"] == [100. * k + r for k in range(n) for _ in range(r + 1)]
+        assert s["all_to_all"] == [[10. * k + r] * (r + 1) for k in range(n)]
+        assert s["batch_isend_irecv"] == float((r - 1) % n)
+        assert s["future_value"] == [2. * n]  # then() on an all_reduce's Future
+
+
+def test_new_group_and_rank_translation(ranks):
+    n = len(ranks)
+    for s in ranks:
+        r = s["rank"]
+        assert s["everyone_ranks"] == list(range(n))
+        assert s["tail_is_member"] == (r > 0)
+        assert s["tail_all_reduce_returns"] is None
+        if r == 0:  # left out: -1, a warning, and the collective does nothing (PyTorch's behaviour)
+            assert s["tail_rank_size"] == [-1, -1]
+            assert s["tail_warned"] and s["tail_sum"] == 0.0
+            continue
+        assert s["tail_rank_size"] == [r - 1, n - 1]
+        assert s["tail_sum"] == n * (n - 1) / 2 and not s["tail_warned"]
+        assert s["tail_ranks"] == list(range(1, n))                 # sorted, as PyTorch sorts them
+        assert s["tail_group_rank_of_me"] == r - 1 and s["tail_global_of_0"] == 1
+        assert s["tail_broadcast"] == n - 1.0                       # src is a global rank
+        assert s["tail_broadcast_group_src"] == 1.0                 # group_src 0 is global rank 1
+        assert s["tail_all_gather_object"] == [f"rank{k}" for k in range(1, n)]
+        assert s["tail_not_member_error"].startswith("Global rank 0 is not part of group")
+        assert s["tail_bad_src_error"].startswith("Global rank 0 is not part of group")
+
+
+def test_ddp_comm_hooks(ranks):
+    for s in ranks:
+        assert s["hook_log"] == [[0, False, 4, True], [1, True, 2, True]]  # GradBucket as the hook sees it
+        assert s["hook_twice"] == "register_comm_hook or register_builtin_comm_hook can only be called once."
+    _same_on_every_rank(ranks, "hook_weights")
+    _close(ranks[0]["hook_weights"], ranks[0]["ddp_weights"])       # allreduce_hook = DDP's own average
+    _same_on_every_rank(ranks, "fp16_hook_weights")
+    for x, y in zip(ranks[0]["fp16_hook_weights"], ranks[0]["ddp_weights"], strict=True):
+        np.testing.assert_allclose(np.array(x), np.array(y), rtol=0, atol=2e-3)  # float16 on the wire
+
+
 def test_errors_inside_a_job(ranks):
     n = len(ranks)
     for s in ranks:
@@ -295,6 +354,80 @@ def test_world_of_one_process():
     finally:
         dist.destroy_process_group()
     assert not dist.is_initialized()
+
+
+def _outcome(call, d, m):
+    try:
+        return "ok", call(d, m)
+    except Exception as e:  # noqa: BLE001 - the type and message are what is compared
+        return type(e).__name__, str(e).split(" <")[0]  # a group's repr differs: compare up to it
+
+
+@pytest.mark.filterwarnings("ignore:`torch.distributed.reduce_scatter_tensor` is deprecated:FutureWarning")
+def test_group_and_object_api_matches_pytorch_in_a_world_of_one(torch_oracle):
+    """The newer names (objects, reduce_scatter, all_to_all, groups, queries) against PyTorch's
+    gloo, each in a world of one process: results, error types and messages."""
+    tdist = torch_oracle.distributed
+
+    def filled(fill, make_out):
+        def call(d, m):
+            out = make_out(m)
+            fill(d, m, out)
+            return out.tolist() if hasattr(out, "tolist") else [o.tolist() if hasattr(o, "tolist") else o for o in out]
+        return call
+    calls = {
+        "get_node_local_rank": lambda d, m: d.get_node_local_rank(),
+        "get_node_local_rank_fallback": lambda d, m: d.get_node_local_rank(fallback_rank=3),
+        "is_gloo_available": lambda d, m: (d.is_gloo_available(), d.is_backend_available("gloo"),
+                                           d.is_backend_available("foo"), d.is_torchelastic_launched()),
+        "P2POp_bad_op": lambda d, m: d.P2POp(d.all_reduce, m.zeros(1), 0),
+        "batch_isend_irecv_bad": lambda d, m: d.batch_isend_irecv([1]),
+        "all_gather_object": filled(lambda d, m, o: d.all_gather_object(o, {"a": [1.5], "b": "x"}), lambda m: [None]),
+        "broadcast_object_list": filled(lambda d, m, o: d.broadcast_object_list(o), lambda m: [1, "two"]),
+        "gather_object": filled(lambda d, m, o: d.gather_object((3, "c"), o, dst=0), lambda m: [None]),
+        "gather_object_no_list": lambda d, m: d.gather_object(1, None, dst=0),
+        "scatter_object_list": filled(lambda d, m, o: d.scatter_object_list(o, [{"k": 2}], src=0), lambda m: [None]),
+        "scatter_object_list_empty": lambda d, m: d.scatter_object_list([], [1], src=0),
+        "send_object_list_to_self": lambda d, m: d.send_object_list([1], dst=0),
+        "broadcast_no_src": lambda d, m: d.broadcast(m.ones(1)),
+        "broadcast_src_and_group_src": lambda d, m: d.broadcast(m.ones(1), src=0, group_src=0),
+        "reduce_scatter_tensor": filled(lambda d, m, o: d.reduce_scatter_tensor(o, m.ones(2) * 3),
+                                        lambda m: m.zeros(2)),
+        "all_gather_single": filled(lambda d, m, o: d.all_gather_single(o, m.ones(2) * 3), lambda m: m.zeros(2)),
+        "reduce_scatter_tensor_bad_size": lambda d, m: type(d.reduce_scatter_tensor(m.zeros(2), m.ones(3))),
+        "reduce_scatter": filled(lambda d, m, o: d.reduce_scatter(o, [m.ones(2) * 3]), lambda m: m.zeros(2)),
+        "all_to_all_single": filled(lambda d, m, o: d.all_to_all_single(o, m.arange(3.)), lambda m: m.zeros(3)),
+        "all_to_all_single_splits": filled(lambda d, m, o: d.all_to_all_single(o, m.arange(3.), [3], [3]),
+                                           lambda m: m.zeros(3)),
+        "all_to_all_single_bad_splits": lambda d, m: d.all_to_all_single(m.zeros(3), m.arange(3.), [3], [2]),
+        "all_to_all": filled(lambda d, m, o: d.all_to_all(o, [m.arange(3.)]), lambda m: [m.zeros(3)]),
+        "monitored_barrier": lambda d, m: d.monitored_barrier(timeout=timedelta(seconds=30)),
+        "future": lambda d, m: d.all_reduce(m.ones(2), async_op=True).get_future().wait()[0].tolist(),
+        "new_group_ranks": lambda d, m: d.get_process_group_ranks(d.new_group([0])),
+        "new_group_duplicates": lambda d, m: d.new_group([0, 0]),
+        "new_group_too_big": lambda d, m: d.new_group([0, 5]),
+        "new_group_out_of_range": lambda d, m: d.new_group([3]),
+        "new_group_is_a_hashable_ProcessGroup": lambda d, m: (isinstance(d.new_group(), d.ProcessGroup),
+                                                              len({d.new_group(): 1})),
+        "get_group_rank_not_member": lambda d, m: d.get_group_rank(d.new_group([0]), 1),
+        "get_group_rank_of_None": lambda d, m: d.get_group_rank(None, 0),
+        "get_global_rank_not_member": lambda d, m: d.get_global_rank(d.new_group([0]), 2),
+        "rank_outside_group": lambda d, m: (d.get_rank(d.GroupMember.NON_GROUP_MEMBER),
+                                            d.get_world_size(d.GroupMember.NON_GROUP_MEMBER)),
+    }
+    tdist.init_process_group("gloo", store=tdist.HashStore(), rank=0, world_size=1)
+    dist.init_process_group("gloo")
+    try:
+        for name, call in calls.items():
+            ours, theirs = _outcome(call, dist, lt), _outcome(call, tdist, torch_oracle)
+            if name == "reduce_scatter_tensor_bad_size":  # gloo's message is a C++ check; the type is what counts
+                ours, theirs = ours[0], theirs[0]
+            assert ours == theirs, name
+        with pytest.warns(FutureWarning, match="all_gather_single"):  # the old names warn, as PyTorch 2.13's do
+            dist.all_gather_into_tensor(lt.zeros(1), lt.ones(1))
+    finally:
+        dist.destroy_process_group()
+        tdist.destroy_process_group()
 
 
 def test_world_of_one_with_logical_devices():

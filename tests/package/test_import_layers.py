@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("learntorch.version", "learntorch.dtypes", "learntorch.size", "learntorch.cuda",
                     "learntorch.device", "learntorch.device_memory", "learntorch.arrays", "learntorch.type_info",
                     "learntorch.matmul_precision", "learntorch.dtype_bfloat16", "learntorch.autocast_state",
-                    "learntorch.warn_always", "learntorch.cpu")),
+                    "learntorch.warn_always", "learntorch.cpu", "learntorch.futures")),
     # autograd's lower floor: grad mode and the graph's nodes, which the Tensor class holds
     ("graph", ("learntorch.autograd.grad_mode", "learntorch.autograd.node", "learntorch.autograd.anomaly_mode",
                "learntorch.autograd.graph")),

@@ -18,9 +18,11 @@ one all-reduce, at the last backward, instead of one per micro-batch.
 
 Supported: ``device_ids`` (one GPU per process, inputs moved there),
 ``broadcast_buffers``, ``init_sync``, ``bucket_cap_mb``,
-``find_unused_parameters``; the other PyTorch arguments are accepted and
-ignored.  The wrapped model is ``.module``; its ``state_dict`` keys carry the
-``module.`` prefix, as in PyTorch.
+``find_unused_parameters``, ``process_group`` (a group from ``new_group``),
+and ``register_comm_hook`` (e.g. ``default_hooks.fp16_compress_hook``); the
+other PyTorch arguments are accepted (kept as attributes) and ignored.  The
+wrapped model is ``.module``; its ``state_dict`` keys carry the ``module.``
+prefix, as in PyTorch.
 """
 from __future__ import annotations
 
@@ -66,6 +68,9 @@ class DistributedDataParallel(Module):
         self.broadcast_buffers = broadcast_buffers
         self.find_unused_parameters = find_unused_parameters
         self.process_group = world
+        self.gradient_as_bucket_view = gradient_as_bucket_view  # accepted; the buckets are always copies here
+        self.static_graph = static_graph
+        self.check_reduction = check_reduction
         self.require_backward_grad_sync = True   # False inside no_sync()
         self.require_forward_param_sync = True
         self.bucket_bytes_cap = int((25 if bucket_cap_mb is None else bucket_cap_mb) * _MB)
@@ -73,24 +78,24 @@ class DistributedDataParallel(Module):
             self._sync_module_states()
         # PyTorch makes the first bucket small (1 MiB) only when bucket_cap_mb is left at its default.
         first = min(FIRST_BUCKET_BYTES, self.bucket_bytes_cap) if bucket_cap_mb is None else self.bucket_bytes_cap
-        self.reducer = Reducer(params, self.bucket_bytes_cap, first, find_unused_parameters)
+        self.reducer = Reducer(params, self.bucket_bytes_cap, first, find_unused_parameters, world)
 
     # ------------------------------------------------------------------ keeping replicas equal
     def _sync_module_states(self) -> None:
         """Broadcast rank 0's parameters and buffers, so every replica starts from the same weights."""
-        if dist.get_world_size() == 1:
+        if self.process_group.size == 1:
             return
         with no_grad():
             for t in list(self.module.parameters()) + list(self.module.buffers()):
-                dist.broadcast(t, src=0)
+                dist.broadcast(t, group=self.process_group, group_src=0)
 
     def _sync_buffers(self) -> None:
         """Before each forward: buffers (BatchNorm's running statistics) follow rank 0's."""
-        if dist.get_world_size() == 1:
+        if self.process_group.size == 1:
             return
         with no_grad():
             for b in self.module.buffers():
-                dist.broadcast(b, src=0)
+                dist.broadcast(b, group=self.process_group, group_src=0)
 
     # ------------------------------------------------------------------ forward
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:
@@ -108,6 +113,15 @@ class DistributedDataParallel(Module):
         else:
             self.reducer.expect_no_hooks()
         return output
+
+    def register_comm_hook(self, state: Any, hook: Any) -> None:
+        """Reduce each full gradient bucket with ``hook(state, bucket) -> Future`` instead of the
+        built-in average (e.g. ``default_hooks.fp16_compress_hook`` with ``state=None``).  Once only."""
+        if not callable(hook):
+            raise TypeError(f"Communication hook must be callable, got {type(hook).__name__}")
+        if self.reducer.comm_hook is not None:
+            raise RuntimeError("register_comm_hook or register_builtin_comm_hook can only be called once.")
+        self.reducer.comm_hook = (state, hook)
 
     @contextmanager
     def no_sync(self) -> Iterator[None]:

@@ -30,9 +30,14 @@ bucket never fills.  With ``find_unused_parameters=True`` the reducer walks the
 graph after forward to find such parameters and counts them as ready (with a
 zero gradient) at once; otherwise the next forward raises PyTorch's error.
 
+**Communication hooks.**  ``register_comm_hook(state, hook)`` replaces step 3's
+"divide and all-reduce": a full bucket is handed to ``hook(state, GradBucket)``,
+which returns a ``Future`` of the averaged flat gradients (compressed to
+float16 on the way, for instance); step 4 waits for the Futures instead.
+
 Differences from PyTorch's C++ Reducer: the buckets are not rebuilt after the
 first iteration in the order gradients really arrived; no ``gradient_as_bucket_view``,
-no communication hooks, no ``static_graph``.
+no ``static_graph``.
 """
 from __future__ import annotations
 
@@ -97,16 +102,17 @@ class Bucket:
     offsets: list[int]                 # where each one's gradient starts in ``buffer``
     buffer: Tensor                     # the flat buffer: one all-reduce for the whole bucket
     pending: int = 0                   # gradients still missing in this iteration
-    work: Optional[dist.Work] = field(default=None, repr=False)  # the all-reduce in flight
+    future: Optional[dist.Future] = field(default=None, repr=False)  # its averaged buffer, once reduced
 
 
 class Reducer:
     """Puts gradients into buckets from hooks and all-reduces each bucket when it is full."""
 
     def __init__(self, params: list[Parameter], bucket_cap_bytes: int, first_bucket_bytes: int,
-                 find_unused_parameters: bool) -> None:
+                 find_unused_parameters: bool, group: Any = None) -> None:
         self.params = params
-        self.world_size = dist.get_world_size()
+        self.group = group  # the process group whose ranks average their gradients (None: the default one)
+        self.world_size = dist.get_world_size(group)
         self.find_unused_parameters = find_unused_parameters
         self.buckets: list[Bucket] = []
         self.where: dict[int, tuple[int, int]] = {}   # parameter index -> (bucket index, offset)
@@ -134,6 +140,7 @@ class Reducer:
         self.next_bucket = 0         # the next bucket to launch (they go in order)
         self.locally_used = [True] * len(params)
         self.launch_log: list[int] = []  # bucket indices in launch order, last iteration (for the chapter)
+        self.comm_hook: Optional[Any] = None  # (state, hook) from register_comm_hook
 
     # ------------------------------------------------------------------ iteration bookkeeping
     def check_previous_iteration_finished(self) -> None:
@@ -150,7 +157,7 @@ class Reducer:
         self.launch_log = []
         for bucket in self.buckets:
             bucket.pending = len(bucket.indices)
-            bucket.work = None
+            bucket.future = None
         self.locally_used = [True] * len(self.params)
         if self.find_unused_parameters:
             reached = _nodes_reached_from(outputs)
@@ -179,7 +186,7 @@ class Reducer:
         self.started = True
         self._mark_ready(index)
         for bucket in self.buckets[:self.next_bucket]:
-            bucket.work.is_completed()  # lets MPI move the buckets already in flight along
+            bucket.future.done()  # lets MPI move the buckets already in flight along
 
     def _mark_ready(self, index: int) -> None:
         """Copy one gradient into its bucket; launch the buckets that are complete."""
@@ -202,23 +209,39 @@ class Reducer:
         while self.next_bucket < len(self.buckets) and self.buckets[self.next_bucket].pending == 0:
             bucket = self.buckets[self.next_bucket]
             with no_grad():
-                bucket.buffer.div_(self.world_size)  # the sum of g / n over the ranks is their average
-            bucket.work = dist.all_reduce(bucket.buffer, async_op=True)
+                bucket.future = self._reduce(self.next_bucket, bucket)
             self.launch_log.append(self.next_bucket)
             self.next_bucket += 1
         if self.next_bucket == len(self.buckets):
             self._finish()
+
+    def _reduce(self, index: int, bucket: Bucket) -> dist.Future:
+        """Start averaging one bucket over the ranks: the hook's way, or divide and all-reduce."""
+        if self.comm_hook is not None:
+            state, hook = self.comm_hook
+            view = dist.GradBucket(index, bucket.buffer, bucket.offsets, [self.params[i] for i in bucket.indices],
+                                   index == len(self.buckets) - 1)
+            future = hook(state, view)
+            if not isinstance(future, dist.Future):
+                raise RuntimeError(f"a DDP communication hook must return a Future (torch.futures.Future), "
+                                   f"got {type(future).__name__}")
+            return future
+        bucket.buffer.div_(self.world_size)  # the sum of g / n over the ranks is their average
+        work = dist.all_reduce(bucket.buffer, group=self.group, async_op=True)
+        return work.get_future().then(lambda fut: fut.value()[0])
 
     def _finish(self) -> None:
         """All buckets launched: wait for them, then write the averages into ``.grad``."""
         used_somewhere = [True] * len(self.params)
         if self.find_unused_parameters:  # a parameter unused on every rank keeps its .grad as it was
             counts = _tensor([int(u) for u in self.locally_used])
-            dist.all_reduce(counts)
+            dist.all_reduce(counts, group=self.group)
             used_somewhere = [bool(c) for c in counts.tolist()]
         with no_grad():
             for bucket in self.buckets:
-                bucket.work.wait()
+                reduced = bucket.future.wait()
+                if reduced is not bucket.buffer:  # a hook may return another tensor: it holds the average
+                    bucket.buffer.copy_(reduced.reshape(-1))
                 for i, offset in zip(bucket.indices, bucket.offsets):
                     if not used_somewhere[i]:
                         continue

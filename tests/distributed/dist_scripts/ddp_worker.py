@@ -71,6 +71,91 @@ pending = dist.isend(torch.tensor([float(r)]), send_to)
 seen["recv_source"] = dist.recv(box)
 pending.wait()
 seen["recv_value"] = box.item()
+
+# ---------------------------------------------------------------- objects, reduce_scatter, all_to_all, groups
+objs = [None] * n
+dist.all_gather_object(objs, {"rank": r, "name": "r" * r})
+seen["all_gather_object"] = objs
+config = [{"lr": 0.1}, "s" * (r + 1)] if r == n - 1 else [None, None]
+dist.broadcast_object_list(config, src=n - 1)
+seen["broadcast_object_list"] = config
+got = [None] * n if r == 1 else None
+dist.gather_object([r, "x" * r], got, dst=1)
+seen["gather_object"] = got
+mine = [None]
+dist.scatter_object_list(mine, [{"for": i, "pad": "p" * i} for i in range(n)] if r == 0 else None, src=0)
+seen["scatter_object_list"] = mine[0]
+objs = [None, None]
+pending_objects = dist.isend(torch.zeros(1), send_to)  # a tensor message first: objects must not overtake it
+dist.recv(torch.zeros(1), src=recv_from)
+pending_objects.wait()
+if r % 2 == 0:  # alternate so that blocking sends cannot all wait at once
+    dist.send_object_list([r, "hi" * r], dst=send_to)
+    seen["recv_object_list_source"] = dist.recv_object_list(objs)
+else:
+    seen["recv_object_list_source"] = dist.recv_object_list(objs)
+    dist.send_object_list([r, "hi" * r], dst=send_to)
+seen["recv_object_list"] = objs
+out = torch.zeros(2)
+dist.reduce_scatter_single(out, torch.arange(2. * n) + r)
+seen["reduce_scatter_tensor"] = out.tolist()
+out = torch.zeros(2, dtype=torch.int64)
+dist.reduce_scatter(out, [torch.tensor([10 * j + r, r]) for j in range(n)], op=dist.ReduceOp.MAX)
+seen["reduce_scatter"] = out.tolist()
+out = torch.zeros(n)
+dist.all_to_all_single(out, torch.tensor([100. * r + j for j in range(n)]))
+seen["all_to_all_single"] = out.tolist()
+rows = torch.cat([torch.full((j + 1, 2), 100. * r + j) for j in range(n)])
+out = torch.zeros(n * (r + 1), 2)
+work = dist.all_to_all_single(out, rows, [r + 1] * n, [j + 1 for j in range(n)], async_op=True)
+work.wait()
+seen["all_to_all_single_splits"] = out[:, 0].tolist()
+outs = [torch.zeros(r + 1) for _ in range(n)]
+dist.all_to_all(outs, [torch.full((j + 1,), 10. * r + j) for j in range(n)])
+seen["all_to_all"] = [o.tolist() for o in outs]
+box = torch.zeros(1)
+works = dist.batch_isend_irecv([dist.P2POp(dist.isend, torch.tensor([float(r)]), send_to),
+                                dist.P2POp(dist.irecv, box, recv_from)])
+for w in works:
+    w.wait()
+seen["batch_isend_irecv"] = box.item()
+w = dist.all_reduce(torch.ones(1), async_op=True)
+seen["future_value"] = w.get_future().then(lambda fut: fut.value()[0] * 2).wait().tolist()
+everyone = dist.new_group()
+seen["everyone_ranks"] = dist.get_process_group_ranks(everyone)
+tail = dist.new_group(list(range(n - 1, 0, -1)))  # ranks 1 … n-1: rank 0 is left out
+seen["tail_is_member"] = tail is not dist.GroupMember.NON_GROUP_MEMBER
+seen["tail_rank_size"] = [dist.get_rank(tail), dist.get_world_size(tail)]
+t = torch.tensor([float(r)])
+import warnings  # noqa: E402
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    seen["tail_all_reduce_returns"] = dist.all_reduce(t, group=tail)
+seen["tail_warned"] = any("does not belong to the given group" in str(c.message) for c in caught)
+seen["tail_sum"] = t.item()
+if seen["tail_is_member"]:
+    seen["tail_ranks"] = dist.get_process_group_ranks(tail)
+    seen["tail_group_rank_of_me"] = dist.get_group_rank(tail, r)
+    seen["tail_global_of_0"] = dist.get_global_rank(tail, 0)
+    t = torch.tensor([float(r)])
+    dist.broadcast(t, src=n - 1, group=tail)
+    seen["tail_broadcast"] = t.item()
+    t = torch.tensor([float(r)])
+    dist.broadcast(t, group_src=0, group=tail)
+    seen["tail_broadcast_group_src"] = t.item()
+    names = [None] * (n - 1)
+    dist.all_gather_object(names, f"rank{r}", group=tail)
+    seen["tail_all_gather_object"] = names
+    try:
+        dist.get_group_rank(tail, 0)
+    except ValueError as e:
+        seen["tail_not_member_error"] = str(e)
+    try:
+        dist.broadcast(torch.ones(1), src=0, group=tail)
+    except ValueError as e:
+        seen["tail_bad_src_error"] = str(e)
+dist.destroy_process_group(everyone)
+
 try:
     dist.broadcast(torch.ones(1), src=n)
 except RuntimeError as e:
@@ -157,6 +242,31 @@ P.train(torch, found, xs, ys)
 seen["unused_grad_is_none"] = found.module.unused.weight.grad is None
 seen["unused_body_weights"] = P.weights(found.module.body)
 seen["unused_unused_weights"] = P.weights(found.module.unused)
+
+# ---------------------------------------------------------------- communication hooks
+from learntorch.distributed.algorithms.ddp_comm_hooks import default_hooks  # noqa: E402
+hooked = DDP(P.make_model(torch), bucket_cap_mb=150 / 2**20)
+bucket_log = []
+
+
+def logging_hook(state, bucket):
+    bucket_log.append([bucket.index(), bucket.is_last(), len(bucket.parameters()),
+                       [tuple(g.shape) for g in bucket.gradients()] == [tuple(p.shape) for p in bucket.parameters()]])
+    return default_hooks.allreduce_hook(state, bucket)
+
+
+hooked.register_comm_hook(None, logging_hook)
+P.train(torch, hooked, xs, ys)
+seen["hook_weights"] = P.weights(hooked.module)
+seen["hook_log"] = bucket_log[:2]
+try:
+    hooked.register_comm_hook(None, logging_hook)
+except RuntimeError as e:
+    seen["hook_twice"] = str(e)
+fp16 = DDP(P.make_model(torch))
+fp16.register_comm_hook(None, default_hooks.fp16_compress_hook)
+P.train(torch, fp16, xs, ys)
+seen["fp16_hook_weights"] = P.weights(fp16.module)
 errors = {}
 try:
     DDP(torch.nn.Linear(2, 2).requires_grad_(False))
