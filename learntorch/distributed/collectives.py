@@ -16,12 +16,12 @@ n-th collective of one rank with the n-th collective of the others.
 """
 from __future__ import annotations
 
-import warnings
 from datetime import timedelta
 from typing import Any, Callable, Optional
 
 import numpy as np
 
+from .. import warn_always
 from ..arrays import to_numpy, transfer
 from ..device import CPU
 from ..tensor import Tensor
@@ -41,8 +41,8 @@ __all__ = ["all_reduce", "broadcast", "barrier", "all_gather", "all_gather_singl
 def _world(name: str, group: Any) -> Optional[World]:
     """The group a collective runs in; ``None`` on a rank outside it (the collective then does nothing)."""
     if not_a_member(group):
-        warnings.warn(f"Running {name} on global rank {default_world().rank} which does not belong to the "
-                      "given group.", stacklevel=3)
+        warn_always.warn(f"Running {name} on global rank {default_world().rank} which does not belong to the "
+                         "given group.", UserWarning, stacklevel=3)
         return None
     world = default_world(group)
     world.check_usable(name)
@@ -230,8 +230,8 @@ def all_gather(tensor_list: list, tensor: Tensor, group: Any = None, async_op: b
 def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: Any = None,
                            async_op: bool = False) -> Optional[Work]:
     """The older name of :func:`all_gather_single` (PyTorch 2.13 deprecates it with a FutureWarning)."""
-    warnings.warn("`torch.distributed.all_gather_into_tensor` is deprecated. Please use "
-                  "`torch.distributed.all_gather_single` instead.", FutureWarning, stacklevel=2)
+    warn_always.warn("`torch.distributed.all_gather_into_tensor` is deprecated. Please use "
+                     "`torch.distributed.all_gather_single` instead.", FutureWarning, stacklevel=2)
     return all_gather_single(output_tensor, input_tensor, group, async_op)
 
 
@@ -328,8 +328,8 @@ def _same_dtype(name: str, tensors: list[Tensor]) -> None:
 def reduce_scatter_tensor(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp.SUM, group: Any = None,
                           async_op: bool = False) -> Optional[Work]:
     """The older name of :func:`reduce_scatter_single` (PyTorch 2.13 deprecates it with a FutureWarning)."""
-    warnings.warn("`torch.distributed.reduce_scatter_tensor` is deprecated. Please use "
-                  "`torch.distributed.reduce_scatter_single` instead.", FutureWarning, stacklevel=2)
+    warn_always.warn("`torch.distributed.reduce_scatter_tensor` is deprecated. Please use "
+                     "`torch.distributed.reduce_scatter_single` instead.", FutureWarning, stacklevel=2)
     return reduce_scatter_single(output, input, op, group, async_op)
 
 
