@@ -347,7 +347,13 @@ def reduce_scatter_single(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp
     if input.numel() != world.size * output.numel():
         raise RuntimeError(f"reduce_scatter_single: input must have world_size × output numel = "
                          f"{world.size * output.numel()} elements, got {input.numel()}")
-    send = _read_buffer(input, False)
+    return _reduce_scatter("reduce_scatter_single", world, _read_buffer(input, False), output, op, async_op)
+
+
+def _reduce_scatter(name: str, world: World, send: np.ndarray, output: Tensor, op: ReduceOp,
+                    async_op: bool) -> Optional[Work]:
+    """The exchange both reduce-scatters share: ``send`` holds world-size slices, one per rank in
+    order; rank r receives the reduction of every rank's slice r in ``output``."""
     recv, put_back = _host_output(output)
     poll = mpi.ireduce_scatter(world.mpi_comm, send, recv, op).Test
 
@@ -355,7 +361,7 @@ def reduce_scatter_single(output: Tensor, input: Tensor, op: ReduceOp = ReduceOp
         if op is ReduceOp.AVG:
             _average(recv, world.size)
         put_back()
-    return _run(Work("reduce_scatter_single", world, poll, finish, result=[output]), async_op)
+    return _run(Work(name, world, poll, finish, result=[output]), async_op)
 
 
 def reduce_scatter(output: Tensor, input_list: list, op: ReduceOp = ReduceOp.SUM, group: Any = None,
@@ -375,14 +381,7 @@ def reduce_scatter(output: Tensor, input_list: list, op: ReduceOp = ReduceOp.SUM
     if any(t.numel() != output.numel() for t in input_list):
         raise RuntimeError("reduce_scatter: every tensor of input_list must have as many elements as output")
     send = np.concatenate([_read_buffer(t, False) for t in input_list])
-    recv, put_back = _host_output(output)
-    poll = mpi.ireduce_scatter(world.mpi_comm, send, recv, op).Test
-
-    def finish() -> None:
-        if op is ReduceOp.AVG:
-            _average(recv, world.size)
-        put_back()
-    return _run(Work("reduce_scatter", world, poll, finish, result=[output]), async_op)
+    return _reduce_scatter("reduce_scatter", world, send, output, op, async_op)
 
 
 def all_to_all_single(output: Tensor, input: Tensor, output_split_sizes: Optional[list] = None,
