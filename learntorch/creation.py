@@ -178,6 +178,9 @@ def tensor(data: Any, *, dtype: Any = None, device: DeviceLike = None, requires_
                          f"({exc})") from None
     except TypeError:
         raise TypeError(f"Could not infer dtype of {type(data).__name__}") from None
+    except OverflowError:  # an int beyond int64 (``torch.tensor(2**63)``): PyTorch's ValueError and words
+        raise ValueError("Overflow when unpacking long long: the integer does not fit in 64 bits; give a float "
+                         "dtype (dtype=torch.float64) to keep its magnitude") from None
     return _finish(host, device, requires_grad)
 
 
@@ -287,7 +290,10 @@ def _filled(size: tuple, value: Any, dtype: Any, device: DeviceLike, requires_gr
     elif value is None:
         data = be.xp.empty(shape, dtype=xd, device=be.native_device)
     else:
-        data = be.xp.full(shape, value, dtype=xd, device=be.native_device)
+        try:
+            data = be.xp.full(shape, value, dtype=xd, device=be.native_device)
+        except OverflowError:  # ``torch.full((2,), 2**63)``: PyTorch's RuntimeError
+            raise RuntimeError(f"value cannot be converted to type {dt} without overflow") from None
     t = Tensor._make(data, dev)
     if requires_grad:
         _require_grad(t)
