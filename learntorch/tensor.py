@@ -928,7 +928,8 @@ def _parse_to(t: Tensor, args: tuple, kwargs: dict) -> tuple[device, dtypes.dtyp
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments - got unexpected "
                         f"{', '.join(kwargs)}")
-    args = _first_as_dtype(args)
+    if args and not isinstance(args[0], (Tensor, dtypes.dtype, str, device)):  # (the usual forms skip this call)
+        args = _first_as_dtype(args)
     for a in args:
         if isinstance(a, Tensor):
             dev, dt = a._device, a._dtype

@@ -75,16 +75,18 @@ def _with_step_hooks(step: Callable) -> Callable:
     @functools.wraps(step)
     def hooked_step(*args: Any, **kwargs: Any) -> Any:
         optimizer = args[0]
-        for hook in chain(_global_step_pre_hooks.values(), optimizer._optimizer_step_pre_hooks.values()):
-            result = hook(optimizer, args, kwargs)
-            if result is not None:
-                if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), but got "
-                                       f"{result}.")
-                args, kwargs = result
+        if _global_step_pre_hooks or optimizer._optimizer_step_pre_hooks:  # (most steps have no hook: one test)
+            for hook in chain(_global_step_pre_hooks.values(), optimizer._optimizer_step_pre_hooks.values()):
+                result = hook(optimizer, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), but "
+                                           f"got {result}.")
+                    args, kwargs = result
         out = step(*args, **kwargs)
-        for hook in chain(optimizer._optimizer_step_post_hooks.values(), _global_step_post_hooks.values()):
-            hook(optimizer, args, kwargs)
+        if optimizer._optimizer_step_post_hooks or _global_step_post_hooks:
+            for hook in chain(optimizer._optimizer_step_post_hooks.values(), _global_step_post_hooks.values()):
+                hook(optimizer, args, kwargs)
         return out
     hooked_step.hooked = True  # type: ignore[attr-defined]
     return hooked_step
