@@ -58,18 +58,11 @@ def pair(value: IntOrPair) -> tuple[int, int]:
     return ntuple(value, 2)
 
 
-def repeated(value: Any, n: int) -> tuple:
-    """A layer's stored size, as PyTorch's modules keep it: ``3`` → ``(3, 3)``, a sequence as a
-    tuple, and nothing checked.  ``nn.Conv2d(1, 1, 3, padding=1.5)`` is built, as in PyTorch, and
-    its first call is refused (by :func:`ntuple`), not its construction."""
-    return tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
-
-
 def ntuple(value: IntOrPair, n: int) -> tuple:
     """``3`` → ``(3,) * n``; a sequence of ``n`` ints stays (as a tuple): ``kernel_size=3`` of a
     ``Conv3d`` is ``(3, 3, 3)``.  A float (``padding=k / 2``) is PyTorch's TypeError:
     ``operator.index`` refuses it where ``int`` would truncate it."""
-    items = repeated(value, n)
+    items = tuple(value) if isinstance(value, (tuple, list)) else (value,) * n
     if len(items) != n:
         raise ValueError(f"expected an int or a sequence of {n} ints, got {value}")
     try:

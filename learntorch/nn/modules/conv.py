@@ -17,6 +17,7 @@ from ...ops import padding as padding_ops
 from ...ops import pooling
 from .. import init
 from ..parameter import Parameter
+from .utils import _pair
 from .module import Module
 
 __all__ = ["Conv2d", "MaxPool2d", "Flatten", "AvgPool2d", "AdaptiveAvgPool2d", "Unflatten"]
@@ -39,9 +40,10 @@ class Conv2d(Module):
             raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
         check_padding_mode(padding_mode)
         self.in_channels, self.out_channels = in_channels, out_channels
-        self.kernel_size, self.stride = convolution.pair(kernel_size), convolution.repeated(stride, 2)
-        self.padding = padding if isinstance(padding, str) else convolution.repeated(padding, 2)
-        self.dilation, self.groups, self.padding_mode = convolution.repeated(dilation, 2), groups, padding_mode
+        # (the steps are kept as given, floats too, as PyTorch's _pair keeps them; the first call checks them)
+        self.kernel_size, self.stride = convolution.pair(kernel_size), _pair(stride)
+        self.padding = padding if isinstance(padding, str) else _pair(padding)
+        self.dilation, self.groups, self.padding_mode = _pair(dilation), groups, padding_mode
         self.output_padding, self.transposed = (0, 0), False
         self.weight = Parameter(creation.empty(out_channels, in_channels // groups, *self.kernel_size,
                                                device=device, dtype=dtype))

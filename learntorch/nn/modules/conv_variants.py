@@ -14,7 +14,8 @@ from typing import Any, Callable, Optional, Sequence, Union
 from ... import creation
 from ...tensor import Tensor
 from .. import convolution_variants as cv
-from ...ops.convolution import ntuple, repeated
+from ...ops.convolution import ntuple
+from .utils import _ntuple
 from ..parameter import Parameter
 from .conv import Conv2d, check_padding_mode, conv_repr, pad_for_mode
 from .module import Module
@@ -48,9 +49,10 @@ class _ConvNd(Module):
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
         self.in_channels, self.out_channels = in_channels, out_channels
         # (the steps are kept as given, floats too, and checked by the first call, as in PyTorch)
-        self.kernel_size, self.stride = self._tuple(kernel_size), repeated(stride, self._dims)
-        self.padding = padding if isinstance(padding, str) else repeated(padding, self._dims)
-        self.dilation, self.output_padding = repeated(dilation, self._dims), repeated(output_padding, self._dims)
+        steps = _ntuple(self._dims)
+        self.kernel_size, self.stride = self._tuple(kernel_size), steps(stride)
+        self.padding = padding if isinstance(padding, str) else steps(padding)
+        self.dilation, self.output_padding = steps(dilation), steps(output_padding)
         self.groups, self.padding_mode = groups, padding_mode
         shape = ((in_channels, out_channels // groups) if self.transposed
                  else (out_channels, in_channels // groups)) + self.kernel_size
