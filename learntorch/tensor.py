@@ -16,6 +16,7 @@ this file attaches them as methods (``x.sum()`` is ``ops.reduction.sum(x)``).
 from __future__ import annotations
 
 import operator
+import re
 import weakref
 from typing import Any, Callable, Iterator, Optional, Sequence
 
@@ -202,6 +203,13 @@ class Tensor:
     _grad: Optional["Tensor"] = None
     _base: Optional["Tensor"] = None  # the tensor whose storage a view shares
     _view_fn: Optional[Callable] = None  # for a view: how to make it again from its base (see Function.apply)
+    # How a view was made, when that forbids changing it in place with grad mode on (PyTorch's
+    # CreationMeta): "no_grad" / "inference" (made with grad mode off), "multi_output" (one of
+    # split's or unbind's views), "custom" (returned by a learner's Function); None: no rule.
+    _creation: Optional[str] = None
+    # Such a view made with grad mode off requires grad only because its base does: it has no
+    # history and gets no gradient (``_gradient_edge``) unless ``requires_grad_()`` is called on it.
+    _base_requires_grad = False
     _hooks: Any = None  # register_hook's table
     _grad_accumulator: Any = None  # a leaf's AccumulateGrad, held weakly
     _inference = False  # set on the instance for a tensor made inside inference_mode()
@@ -290,7 +298,11 @@ class Tensor:
         """A new tensor that shares this one's storage and version counter (a view)."""
         t = Tensor._make(data, self._device)
         t._version_counter = self._version_counter
+        if t._inference and not self._inference:  # inside inference_mode, a view of a normal tensor is normal
+            t._inference = False
         base = t._base = self if self._base is None else self._base
+        if self._creation is not None:  # a view of such a view inherits its rule (as in PyTorch)
+            t._creation = self._creation
         if base.grad_fn is not None:  # remembered, weakly, so that an in-place change of the base can
             views = base.__dict__.get("_live_views")  # refresh the view's history (ops/inplace.py)
             if views is None:
@@ -473,6 +485,8 @@ class Tensor:
         if requires_grad and self._inference and not grad_mode._state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
+        if self._base_requires_grad:  # (a view made under no_grad, now a leaf of its own choosing)
+            self._base_requires_grad = False
         return self
 
     @property
@@ -509,6 +523,11 @@ class Tensor:
             if value.device != self.device:
                 raise RuntimeError("assigned grad has data located on a different device")
         self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        """``del x.grad``: the same as ``x.grad = None`` (as in PyTorch)."""
+        self._grad = None
 
     @property
     def retains_grad(self) -> bool:
@@ -556,7 +575,7 @@ class Tensor:
         """Where this tensor's gradient goes: its grad_fn, or its leaf's AccumulateGrad."""
         if self.grad_fn is not None:
             return self.grad_fn, self._output_nr
-        if not self._requires_grad:
+        if not self._requires_grad or self._base_requires_grad:
             return None, 0
         acc = self._grad_accumulator() if self._grad_accumulator is not None else None
         if acc is None:
@@ -591,6 +610,8 @@ class Tensor:
                                "https://github.com/pytorch/rfcs/pull/17 for more details.")
         if not grad_mode._state.enabled:
             return
+        if self._creation is not None and self._requires_grad:
+            _refuse_view_inplace(self)
         if self.grad_fn is None and self._requires_grad:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
         base = self._base
@@ -728,7 +749,12 @@ class Tensor:
             return _to_legacy_type_name(self, dtype)
         if isinstance(dtype, type) and isinstance(getattr(dtype, "_dtype", None), dtypes.dtype):
             return self.to(dtype._dtype)  # a legacy class: x.type(torch.IntTensor) (legacy.py)
-        return self.to(dtypes.from_argument(dtype))
+        if isinstance(dtype, type):  # not even ``float``: PyTorch takes only its tensor types here
+            name = dtype.__name__ if dtype.__module__ == "builtins" else f"{dtype.__module__}.{dtype.__name__}"
+            raise ValueError(f"invalid type: '{name}'")
+        if not isinstance(dtype, dtypes.dtype):
+            raise TypeError("dtype must be a type, str, or dtype object")
+        return self.to(dtype)
 
     def float(self) -> "Tensor":
         return self.to(dtypes.float32)
@@ -838,6 +864,40 @@ class Tensor:
         return plain
 
 
+_VIEW_RULE_ENDINGS = {
+    "multi_output": " This view is the output of a function that returns multiple views. Such functions do not "
+                    "allow the output views to be modified inplace. You should replace the inplace operation by an "
+                    "out-of-place one.",
+    "no_grad": " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code "
+               "by moving both the view and the inplace either both inside the no_grad block (if you don't want "
+               "the inplace to be tracked) or both outside (if you want the inplace to be tracked).",
+    "inference": " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                 "code by moving both the view and the inplace either both inside the inference_mode block (if "
+                 "you don't want the inplace to be tracked) or both outside (if you want the inplace to be "
+                 "tracked).",
+    "custom": " This view was created inside a custom Function (or because an input was returned as-is) and the "
+              "autograd logic to handle view+inplace would override the custom backward associated with the "
+              "custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by "
+              "cloning the output of the custom Function.",
+}
+
+
+def _refuse_view_inplace(view: Tensor) -> None:
+    """PyTorch's error for an in-place change, with grad mode on, of a view whose history cannot
+    be rewritten safely (``Tensor._creation`` says how it was made).  Named after its node without
+    the ``Backward0`` ending, as PyTorch names it (``Output 0 of Split``)."""
+    node, creation = view.grad_fn, view._creation
+    name = re.sub(r"Backward\d*$", "", type(node).__name__) if node is not None else ""
+    if creation in ("no_grad", "inference") or node is None:
+        prefix = (f"Output {view._output_nr} of {name} is a view of a view which was created in" if node is not None
+                  else "A view was created in")
+        start = (f"{prefix} inference mode and is being modified inplace in normal mode." if creation == "inference"
+                 else f"{prefix} no_grad mode and is being modified inplace with grad mode enabled.")
+    else:
+        start = f"Output {view._output_nr} of {name} is a view and is being modified inplace."
+    raise RuntimeError(start + _VIEW_RULE_ENDINGS[creation])
+
+
 def _to_legacy_type_name(t: Tensor, name: str) -> Tensor:
     """``"torch.FloatTensor"``, ``"torch.cuda.LongTensor"`` … → that dtype (and device)."""
     kinds = {kind: dtypes._BY_NAME[name] for name, kind in dtypes.SCALAR_NAMES.items()}
@@ -916,20 +976,53 @@ def _first_as_dtype(args: tuple) -> tuple:
     return args[1:] if first is None else args
 
 
+def _check_to_form(args: tuple, named: list) -> tuple:
+    """PyTorch's TypeError for positional arguments that fit none of ``to``'s three forms:
+    ``to(dtype, ...)``, ``to(device, dtype, ...)``, ``to(other, ...)`` -- each followed only by the
+    flags ``non_blocking`` and ``copy`` (``x.to(torch.float64, "cpu")`` has them the wrong way round),
+    and naming neither the device nor the dtype again.  Returns ``args``, a Python type given as the
+    device form's dtype (``x.to("cpu", float)``) made a dtype."""
+    first = args[0]
+    rest = list(args[1:])
+    if rest and (rest[0] is float or rest[0] is int or rest[0] is bool):
+        rest[0] = dtypes.from_argument(rest[0])
+        args = (first, *rest)
+    if isinstance(first, (str, device, int)) and not isinstance(first, bool) and rest and \
+            isinstance(rest[0], dtypes.dtype):
+        rest.pop(0)
+        clash = bool(named)
+    elif isinstance(first, (str, device, int)) and not isinstance(first, bool):
+        clash = bool(rest) or "device" in named  # (its flags come after the dtype)
+    else:
+        clash = bool(named)
+    if clash or len(rest) > 2 or not all(isinstance(a, bool) for a in rest):
+        got = ", ".join(type(a).__name__ if not isinstance(a, dtypes.dtype) else "torch.dtype" for a in args)
+        raise TypeError(f"to() received an invalid combination of arguments - got ({got}), but expected one of: "
+                        "(torch.dtype dtype, bool non_blocking, bool copy), (torch.device device, torch.dtype "
+                        "dtype, bool non_blocking, bool copy), (Tensor other, bool non_blocking, bool copy)")
+    return args
+
+
 def _parse_to(t: Tensor, args: tuple, kwargs: dict) -> tuple[device, dtypes.dtype, bool]:
     dev, dt = t._device, t._dtype
+    named = [k for k in ("device", "dtype") if k in kwargs]  # (read before they are taken out below)
     copy = bool(kwargs.pop("copy", False))
     kwargs.pop("non_blocking", None)
     kwargs.pop("memory_format", None)
-    if "device" in kwargs and kwargs["device"] is not None:
-        dev = as_device(kwargs.pop("device"))
-    if "dtype" in kwargs and kwargs["dtype"] is not None:
-        dt = dtypes.from_argument(kwargs.pop("dtype"))
+    if kwargs.get("device") is not None:
+        dev = as_device(kwargs["device"])
+    if kwargs.get("dtype") is not None:
+        dt = dtypes.from_argument(kwargs["dtype"])
+    kwargs.pop("device", None)
+    kwargs.pop("dtype", None)
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments - got unexpected "
                         f"{', '.join(kwargs)}")
     if args and not isinstance(args[0], (Tensor, dtypes.dtype, str, device)):  # (the usual forms skip this call)
         args = _first_as_dtype(args)
+    if len(args) > 1 or (args and named):
+        args = _check_to_form(args, named)
+    flags = 0
     for a in args:
         if isinstance(a, Tensor):
             dev, dt = a._device, a._dtype
@@ -937,8 +1030,9 @@ def _parse_to(t: Tensor, args: tuple, kwargs: dict) -> tuple[device, dtypes.dtyp
             dt = a
         elif isinstance(a, (str, device, int)) and not isinstance(a, bool):
             dev = as_device(a)
-        elif isinstance(a, bool):
-            continue  # non_blocking / copy given positionally
+        elif isinstance(a, bool):  # non_blocking, then copy, given positionally
+            flags += 1
+            copy = copy or (flags == 2 and a)
         else:
             raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
     return dev, dt, copy

@@ -24,6 +24,7 @@ from typing import Any, Optional, Sequence, Union
 
 from .. import warn_always
 from . import anomaly_mode, grad_mode
+from .graph import GradientEdge
 from .node import AccumulateGrad, Node, _local, current_task
 from ..tensor import Tensor
 
@@ -46,6 +47,9 @@ class GraphTask:
 
         self._delivered: dict[int, Any] = {}
         self._reached: dict = {}  # the nodes this pass will reach (set by run_backward)
+        # ``autograd.grad`` or ``backward(inputs=...)``: only the paths to some inputs run, which
+        # a reentrant checkpoint cannot honour (``utils/checkpoint.py`` refuses it, as PyTorch does).
+        self.only_some_inputs = False
 
     def will_execute(self, node: Node) -> bool:
         """Does this pass reach ``node``?  (``register_multi_grad_hook`` asks, to know which
@@ -137,6 +141,7 @@ def run_backward(roots: Sequence["Tensor"], grad_roots: Sequence["Tensor"], *, r
     runs = _nodes_to_run(root_edges, targets, accumulate) if inputs is not None else None
     deps = _dependencies(root_edges, runs, targets)
     task._reached = deps
+    task.only_some_inputs = inputs is not None
 
     buffers: dict[Node, list] = {}
     ready: list = []
@@ -313,7 +318,7 @@ TensorOrTensors = Union["Tensor", Sequence["Tensor"]]
 def _as_tuple(x: Any) -> tuple:
     if x is None:
         return ()
-    return (x,) if isinstance(x, Tensor) else tuple(x)
+    return (x,) if isinstance(x, (Tensor, GradientEdge)) else tuple(x)
 
 
 def _make_grads(outputs: tuple, grad_outputs: tuple) -> list:
@@ -345,9 +350,12 @@ def _make_grads(outputs: tuple, grad_outputs: tuple) -> list:
 _warned_create_graph = [False]  # backward(create_graph=True)'s warning has been given
 
 
-def _check_counts(outputs: tuple, given: tuple) -> None:
-    if len(given) != len(outputs):
+def _check_counts(outputs: tuple, given: tuple) -> tuple:
+    """The gradients given for ``outputs``: too few is PyTorch's error; extra ones are ignored
+    (PyTorch pairs them with ``zip``)."""
+    if len(given) < len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(given)} gradients")
+    return given[:len(outputs)]
 
 
 def backward(tensors: TensorOrTensors, grad_tensors: Optional[TensorOrTensors] = None,
@@ -356,8 +364,8 @@ def backward(tensors: TensorOrTensors, grad_tensors: Optional[TensorOrTensors] =
     ``grad_tensors``: a vector-Jacobian product when they are not scalars)."""
     outputs = _as_tuple(tensors)
     given = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(outputs)
+    given = _check_counts(outputs, given)
     grads = _make_grads(outputs, given)
-    _check_counts(outputs, given)
     for i, out in enumerate(outputs):
         if not out.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
@@ -411,12 +419,12 @@ def grad(outputs: TensorOrTensors, inputs: TensorOrTensors, grad_outputs: Option
     if not ins:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     given = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outs)
-    _check_counts(outs, given)
+    given = _check_counts(outs, given)
     for i, out in enumerate(outs):
         if not out.requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
     for t in ins:
-        if not t.requires_grad:
+        if not isinstance(t, GradientEdge) and not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
     if retain_graph is None:
         retain_graph = create_graph

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from .. import warn_always
 from . import anomaly_mode, bfloat16_compute, grad_mode
@@ -149,9 +149,10 @@ class BackwardFunction(Node, FunctionCtx):
             if g is None or node is None:
                 out.append(g if node is not None else None)
                 continue
-            if not isinstance(g, Tensor):
-                raise TypeError(f"function {self.name()} returned a gradient different than None at "
-                                f"position {i + 1}, but the corresponding forward input was not a Variable")
+            if not isinstance(g, Tensor):  # (a number, an array: PyTorch's words, with the C type's name)
+                kind = type(g)
+                name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+                raise RuntimeError(f"expected Variable or None (got {name})")
             shape, dtype, device = self._input_meta[i]
             if tuple(g.shape) != shape:
                 if not _expandable(shape, tuple(g.shape)):
@@ -217,6 +218,10 @@ class _FunctionMeta(type):
         for attr in saved_attribute_names(node_name):
             namespace[attr] = property(functools.partial(saved_attribute, attr=attr))
         cls._backward_cls = type(node_name.rsplit("::", 1)[-1], (BackwardFunction,), namespace)
+        # Whether the views it returns may be changed in place later (``Tensor._creation``): a
+        # learner's Function's may not; a built-in's may, unless it says otherwise (split's).
+        inherited = getattr(cls, "_view_creation", None)
+        cls._view_creation = "custom" if namespace["_validate"] else (None if inherited == "custom" else inherited)
         cls._resolve_backward()
         # PyTorch 2's style: ``forward(*args)`` without ctx, plus ``setup_context(ctx, inputs, output)``.
         setup = getattr(cls, "setup_context", None)
@@ -310,6 +315,7 @@ class Function(metaclass=_FunctionMeta):
         ctx.needs_input_grad = needs
         if prev:
             state.enabled = False  # forward records nothing itself
+            forwarding, state.forwarding = state.forwarding, True
         try:
             if dtype_bfloat16.made and cls._backward_name is not None and bfloat16_compute.has_bfloat16(args, kwargs):
                 outputs, ctx = _forward_in_float32(cls, ctx, args, kwargs, record)
@@ -320,8 +326,14 @@ class Function(metaclass=_FunctionMeta):
         finally:
             if prev:
                 state.enabled = True
+                state.forwarding = forwarding
         if isinstance(outputs, tuple) or getattr(outputs, "_base", None) is not None:  # (a number: no view)
             _remember_views(cls, args, kwargs, outputs, Tensor)
+            if prev:
+                if cls._view_creation is not None:  # (split's views, a learner's Function's: one class read)
+                    _mark_view_creation(cls._view_creation, args, outputs)
+            elif not state.forwarding and args and getattr(args[0], "_requires_grad", False):
+                _mark_no_grad_views(args, outputs, state.inference)  # (the user's no_grad, not a forward's)
         if record:
             if anomaly_mode._mode["enabled"]:
                 anomaly_mode.record_forward_stack(ctx)
@@ -424,6 +436,31 @@ def _remember_views(cls: type, args: tuple, kwargs: dict, outputs: Any, Tensor: 
         if (isinstance(out, Tensor) and out._base is not None and out._view_fn is None
                 and not _is_one_of(out, args)):
             out._view_fn = _replay(cls, args[0], args[1:], kwargs, i if multi else None)
+
+
+def _mark_no_grad_views(args: tuple, outputs: Any, inference: bool) -> None:
+    """Views made with grad mode off (``no_grad`` or ``inference_mode``) may not be changed in place
+    later with grad mode on (PyTorch's CreationMeta; the check is ``Tensor._check_inplace``).
+
+    Called only for views of a tensor that requires grad (of another, no change in place is
+    ever recorded, so none needs refusing).  Such a view requires grad too, as in PyTorch
+    (``with no_grad(): row = w[0]`` prints ``requires_grad=True``), without a history:
+    operations on it are recorded, but no gradient reaches it (``Tensor._gradient_edge``)."""
+    for out in outputs if isinstance(outputs, tuple) else (outputs,):
+        if isinstance(out, Tensor) and out._base is not None and out._dtype.is_floating_point:
+            out._requires_grad = out._base_requires_grad = True
+    _mark_view_creation("inference" if inference else "no_grad", args, outputs)
+
+
+def _mark_view_creation(creation: str, args: tuple, outputs: Any) -> None:
+    """Note on each view that ``forward`` returned how it was made, when that forbids changing it
+    in place later with grad mode on (``Tensor._creation``): made with grad mode off, one of
+    several views from one call (``split``, ``unbind``: ``Function._view_creation``), or returned
+    by a learner's Function."""
+    for out in outputs if isinstance(outputs, tuple) else (outputs,):
+        if (isinstance(out, Tensor) and out._base is not None and out._creation != "inference"
+                and not _is_one_of(out, args)):
+            out._creation = creation
 
 
 def _replay(cls: type, source: Any, rest: tuple, kwargs: dict, index: Any) -> Any:
@@ -532,10 +569,35 @@ def _link(ctx: BackwardFunction, cls: type, args: tuple, outs: tuple, dirty: tup
         out._set_history(ctx, nr)
     ctx._output_meta = tuple(output_meta)
     _forget_saved_outputs(ctx, tuple(o for o in outs if isinstance(o, Tensor) and o.grad_fn is ctx))
+    for out in outs:
+        if (dirty and isinstance(out, Tensor) and out._base is not None and out.grad_fn is ctx
+                and out._view_fn is not None and _is_one_of(out, dirty)):
+            _rebase_dirty_view(out)
     # A dirty tensor now has ``ctx`` as its grad_fn: keeping it on ``ctx`` would be a reference cycle
     # (tensor -> node -> tensor), and the graph would live on until the garbage collector ran.
     ctx._dirty = ()
     return tuple(outs)
+
+
+# ``ops/inplace.py``'s ``rewrite_base_history(view, value)`` (CopySlices), which it registers
+# here with :func:`set_base_history_rewriter`: the ops sit a layer above autograd.
+_rewrite_base_history: Optional[Callable[[Tensor, Tensor], Any]] = None
+
+
+def set_base_history_rewriter(fn: Callable[[Tensor, Tensor], Any]) -> None:
+    global _rewrite_base_history
+    _rewrite_base_history = fn
+
+
+def _rebase_dirty_view(view: Tensor) -> None:
+    """A view that forward changed in place (``mark_dirty``) changed its base too: as for a
+    built-in in-place op on a view, the base's history is rewritten (``CopySlices``) so that its
+    gradient, inside the view's region, goes through this Function's backward."""
+    if _rewrite_base_history is None:
+        return
+    value = Tensor._make(view._data, view._device)
+    value._set_history(view.grad_fn, view._output_nr)
+    _rewrite_base_history(view, value)
 
 
 def _forget_saved_outputs(ctx: BackwardFunction, outs: tuple) -> None:

@@ -20,6 +20,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 class _State(threading.local):
     enabled = True  # per thread, as in PyTorch (DataParallel's replicas run in threads)
     inference = False  # inside ``inference_mode()``: only reported, it records no graph like no_grad
+    forwarding = False  # inside a Function's forward, which turned grad mode off itself (not the user)
 
 
 _state = _State()

@@ -122,12 +122,13 @@ def gradcheck(func: Callable, inputs: Any, *, eps: float = 1e-6, atol: float = 1
                     return False
                 raise GradcheckError(
                     f"Jacobian mismatch for output {k} with respect to input {xi},\n"
-                    f"numerical:{_fmt(n)}\nanalytical:{_fmt(a)}\n")
+                    f"numerical:{_fmt(n, diff[xi])}\nanalytical:{_fmt(a, diff[xi])}\n")
     return True
 
 
-def _fmt(m: np.ndarray) -> str:
-    return np.array2string(m, precision=4, suppress_small=True)
+def _fmt(m: np.ndarray, like: Tensor) -> str:
+    """A Jacobian as PyTorch's message shows it: a tensor's repr, in the input's dtype."""
+    return repr(Tensor._make(m.astype(like.dtype._np), CPU))
 
 
 def _random_grad_output(out: Tensor, noncontiguous: bool) -> Tensor:

@@ -18,16 +18,19 @@ One pair of hooks applies at a time, the innermost.
 
 It also has ``register_multi_grad_hook(tensors, fn)``: one hook for a group of tensors,
 called once per backward pass when all of their gradients (``mode="all"``) or the
-first of them (``mode="any"``) are computed.
+first of them (``mode="any"``) are computed; and ``get_gradient_edge(t)``: where ``t``'s
+gradient goes (its node and output number), which ``autograd.grad`` takes as an input, to
+ask for the gradient flowing into that node even after ``t`` itself is gone.
 """
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, NamedTuple, Optional, Sequence
 
 from .node import Node, RemovableHandle, _saved_hooks_stack, current_task
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "Node", "increment_version",
+           "GradientEdge", "get_gradient_edge",
            "register_multi_grad_hook"]
 
 _disabled: list = []  # messages of the active disable_saved_tensors_hooks blocks
@@ -78,6 +81,24 @@ class disable_saved_tensors_hooks:
 
     def __exit__(self, *exc: Any) -> None:
         _disabled.pop()
+
+
+class GradientEdge(NamedTuple):
+    """One edge of the backward graph: a node and which of its inputs (``output_nr``)."""
+
+    node: Node
+    output_nr: int
+
+    def _gradient_edge(self) -> tuple:
+        return self.node, self.output_nr  # (what the engine asks a tensor given as an input)
+
+
+def get_gradient_edge(tensor: Any) -> GradientEdge:
+    """Where ``tensor``'s gradient goes: its ``grad_fn`` (or, for a leaf, its ``AccumulateGrad``)."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require "
+                           "gradients")
+    return GradientEdge(*tensor._gradient_edge())
 
 
 def increment_version(tensor: Any) -> None:

@@ -156,7 +156,13 @@ class SavedTensor:
     def _set_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
         if self.output_of is not None:
             self.tensor, self.output_of = self._output(), None
+        version = self.tensor._version_counter[0]
         self.packed = pack_hook(self.tensor)
+        if self.tensor._version_counter[0] != version:
+            raise RuntimeError("A saved tensor pack hook is modifying its input in place. Tensors provided as input "
+                               "to pack hook cannot be modified by in-place operations as this can lead to "
+                               "unexpected side-effects. Please open an issue if you need to perform in-place "
+                               "operations on the input to a pack hook.")
         self.unpack_hook = unpack_hook
         self.tensor = None  # the hooks own the value now (save_on_cpu keeps only a CPU copy)
 
@@ -341,10 +347,10 @@ class AccumulateGrad(Node):
                 var._grad = grad._kept_as_grad()
             else:
                 var._grad = _copy_in_layout(grad, var)
-        elif create_graph or var._grad.requires_grad:
+        elif create_graph:
             var._grad = var._grad + grad
-        else:
-            var._grad._accumulate_(grad)  # in place, as PyTorch does: views of .grad see it
+        else:  # in place, as PyTorch does: views of .grad see it, and a .grad with a history
+            var._grad._accumulate_(grad)  # (from create_graph=True) keeps that history
         post = var._post_accumulate_grad_hooks
         if post:  # Tensor.register_post_accumulate_grad_hook: after .grad is updated, with the tensor
             for fn in list(post.values()):

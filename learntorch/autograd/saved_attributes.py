@@ -36,6 +36,12 @@ def _value(fn: Callable[[Any], Any]) -> tuple:
     return ("value", fn)
 
 
+def _saved_scalar() -> tuple:
+    """A Python number operand: PyTorch saves it as a (wrapped-number) tensor, so it is freed
+    with the node's other saved tensors by a backward without ``retain_graph``."""
+    return ("saved value", _scalar_tensor)
+
+
 def _scalar_tensor(ctx: Any) -> Any:
     """A Python number operand, as PyTorch shows it: a 0-d tensor (of the type
     ``torch.tensor(number)`` gives; built here, as autograd sits below ``creation``)."""
@@ -46,7 +52,7 @@ def _scalar_tensor(ctx: Any) -> Any:
 
 
 def _mul_other(ctx: Any) -> tuple:
-    return _tensor(0) if ctx.metas[1] is not None else _value(_scalar_tensor)
+    return _tensor(0) if ctx.metas[1] is not None else _saved_scalar()
 
 
 _UNARY_RESULT = ("ExpBackward0", "SqrtBackward0", "TanhBackward0", "SigmoidBackward0")
@@ -56,7 +62,7 @@ _TABLE: dict[str, dict[str, Any]] = {
     "MulBackward0": {"self": lambda ctx: _tensor(1) if ctx.metas[1] is not None else _value(lambda c: None),
                      "other": _mul_other},
     "DivBackward0": {"self": lambda ctx: _tensor(0) if ctx.metas[1] is not None else _value(lambda c: None),
-                     "other": lambda ctx: _tensor(1) if ctx.metas[1] is not None else _value(_scalar_tensor)},
+                     "other": lambda ctx: _tensor(1) if ctx.metas[1] is not None else _saved_scalar()},
     "PowBackward0": {"self": _tensor(0), "exponent": _value(lambda ctx: ctx.exponent)},
     "PowBackward1": {"self": _tensor(0), "exponent": _tensor(1), "result": _tensor(2)},
     "MmBackward0": {"self": _tensor(1), "mat2": _tensor(0)},
@@ -90,6 +96,8 @@ def saved_attribute(node: Any, attr: str) -> Any:
         return spec[1](node)
     if node._freed:
         raise RuntimeError(_FREED_MESSAGE)
+    if spec[0] == "saved value":
+        return spec[1](node)
     saved = node._saved[spec[1]] if node._saved is not None and spec[1] < len(node._saved) else None
     if saved is None or raw:
         return saved

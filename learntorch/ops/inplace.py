@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..autograd import grad_mode
-from ..autograd.function import Function
+from ..autograd.function import Function, set_base_history_rewriter
 from ..dtypes import SCALAR_NAMES
 from ..tensor import Tensor
 
@@ -164,12 +164,22 @@ def _inplace_on_view(view: Tensor, result: Tensor) -> Tensor:
         _refuse_custom_function_view(view)
         raise RuntimeError("learntorch cannot rewrite the history of this view (it was made in a way it cannot "
                            "replay); use an out-of-place operation instead, e.g. y = x.clone() first")
+    return rewrite_base_history(view, result)
+
+
+def rewrite_base_history(view: Tensor, result: Tensor) -> Tensor:
+    """``view``'s region of its base now holds ``result`` (a recorded value): the base depends
+    on it there (``CopySlices``) and the view gets a fresh ``grad_fn`` read off the base.
+    (Also used for a view that a custom Function changed in place and marked dirty.)"""
     base = view._base
     CopySlices.apply(base, result, view_fn=view._view_fn)
     fresh = view._view_fn(base)
     view._set_history(fresh.grad_fn, fresh._output_nr)
     refresh_views(base)  # (as PyTorch: the view itself, too, is then an AsStridedBackward0 window)
     return view
+
+
+set_base_history_rewriter(rewrite_base_history)  # (for a custom Function's mark_dirty on a view)
 
 
 def _refuse_custom_function_view(view: Tensor) -> None:

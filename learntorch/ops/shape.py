@@ -523,6 +523,7 @@ def hstack(tensors: Sequence[Tensor]) -> Tensor:
 
 class Split(Function):
     _backward_name = "SplitBackward0"
+    _view_creation = "multi_output"  # its views may not be changed in place (``Tensor._creation``)
 
     @staticmethod
     def forward(ctx, x: Tensor, sizes: tuple, dim: int) -> tuple:
@@ -629,6 +630,7 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
 
 class Unbind(Function):
     _backward_name = "UnbindBackward0"
+    _view_creation = "multi_output"  # its views may not be changed in place (``Tensor._creation``)
 
     @staticmethod
     def forward(ctx, x: Tensor, dim: int) -> tuple:

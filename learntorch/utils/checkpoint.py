@@ -35,6 +35,7 @@ from ..autograd.engine import backward
 from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
 from ..autograd.graph import saved_tensors_hooks
+from ..autograd.node import current_task
 from ..nn import Sequential
 from ..random import get_rng_state, set_rng_state
 from ..tensor import Tensor
@@ -97,6 +98,11 @@ class CheckpointFunction(Function):
 
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> tuple:
+        task = current_task()
+        if task is not None and task.only_some_inputs:  # the inner backward would fill every .grad
+            raise RuntimeError("When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or "
+                               "passing an `inputs` parameter to .backward(). To resolve this error, you can either "
+                               "set use_reentrant=False, or call .backward() without passing the `inputs` argument.")
         inputs = list(ctx.inputs)
         for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
             inputs[i] = t

@@ -111,6 +111,14 @@ def test_several_outputs_and_a_non_tensor_argument(torch_oracle):
     check_both(run, torch_oracle)
 
 
+def _reentrant_then(T, differentiate):
+    """A reentrant checkpoint, then ``differentiate(output, input)``: its inner backward fills
+    every ``.grad``, so PyTorch refuses a pass limited to some inputs."""
+    x = T.ones(2, requires_grad=True)
+    out = C(T).checkpoint(lambda u: u * 3, x, use_reentrant=True).sum()
+    return differentiate(out, x)
+
+
 def _warnings_of(run):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -136,7 +144,12 @@ def test_the_same_warnings(torch_oracle, call):
      ValueError, r"^Unexpected keyword arguments: k$"),
     (lambda T: C(T).checkpoint(lambda u: u, T.ones(2), use_reentrant=True, debug=True),
      ValueError, r"only supported when use_reentrant=False"),
-], ids=["kwargs-reentrant", "sequential-kwargs", "debug-reentrant"])
+    (lambda T: _reentrant_then(T, lambda out, x: T.autograd.grad(out, x)),
+     RuntimeError, r"^When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad\(\)"),
+    (lambda T: _reentrant_then(T, lambda out, x: out.backward(inputs=[x])),
+     RuntimeError, r"or passing an `inputs` parameter to .backward\(\)"),
+], ids=["kwargs-reentrant", "sequential-kwargs", "debug-reentrant", "reentrant-autograd-grad",
+        "reentrant-backward-inputs"])
 def test_the_same_errors(torch_oracle, call, exc, match):
     l_exc, _ = raises_both(call, torch_oracle, match)
     assert isinstance(l_exc, exc)

@@ -2,6 +2,8 @@
 and the Function mechanics the chapter shows, against PyTorch 2.13 where it has an answer."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -73,6 +75,41 @@ def test_gradcheck_reports_a_wrong_backward():
     with pytest.raises(RuntimeError, match="Jacobian mismatch"):
         lt.autograd.gradcheck(BadExp.apply, (x,))
     assert lt.autograd.gradcheck(BadExp.apply, (x,), raise_exception=False) is False
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_gradcheck_message_shows_the_jacobians_as_tensors(torch_oracle, dtype):
+    """PyTorch's message prints both Jacobians as tensors (in the input's dtype)."""
+    def run(T):
+        class Doubled(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 3
+        x = T.tensor([[0.5, 1.0], [2.0, -1.0]], dtype=getattr(T, dtype), requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (float32: the precision warning)
+            with pytest.raises(RuntimeError) as info:
+                T.autograd.gradcheck(Doubled.apply, (x,), eps=1e-3, atol=1e-2)
+        return str(info.value)
+    assert run(lt) == run(torch_oracle)
+
+
+def test_backward_returning_a_number_for_a_tensor_input(torch_oracle):
+    def run(T):
+        class Number(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return 2.0
+        Number.apply(T.ones(2, requires_grad=True)).sum().backward()
+    raises_both(run, torch_oracle, match=r"^expected Variable or None \(got float\)$")
 
 
 def test_ctx_is_the_grad_fn_and_backward_gets_none_for_numbers():

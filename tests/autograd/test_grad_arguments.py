@@ -8,7 +8,7 @@ import warnings
 import pytest
 
 import learntorch as lt
-from conftest import assert_same, raises_both
+from conftest import assert_same, check_both, raises_both
 
 
 def _grads(T, **kw):
@@ -103,6 +103,18 @@ def _two_outputs_one_gradient(T, fn_name):
 @pytest.mark.parametrize("fn_name", ["grad", "backward"])
 def test_as_many_gradients_as_outputs(torch_oracle, fn_name):
     raises_both(lambda T: _two_outputs_one_gradient(T, fn_name), torch_oracle, match="got 2 tensors and 1 gradients")
+
+
+@pytest.mark.parametrize("fn_name", ["grad", "backward"])
+def test_extra_gradients_are_ignored(torch_oracle, fn_name):
+    """PyTorch pairs outputs and gradients with ``zip``: one gradient too many is not an error."""
+    def run(T):
+        x = T.tensor([1.0, 2.0], requires_grad=True)
+        if fn_name == "grad":
+            return T.autograd.grad([x * 2], x, grad_outputs=[T.ones(2), T.ones(3)])
+        T.autograd.backward([x * 2], [T.ones(2), T.ones(3)])
+        return x.grad
+    check_both(run, torch_oracle)
 
 
 def test_a_gradient_must_be_a_tensor(torch_oracle):

@@ -635,6 +635,22 @@ def test_double_backward_into_grad(torch_oracle):
     check_both(run, torch_oracle)
 
 
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True:UserWarning")
+def test_accumulating_into_a_grad_with_history(torch_oracle):
+    """After ``backward(create_graph=True)`` the ``.grad`` has a history; a later plain backward
+    adds into it in place (PyTorch: grad mode is off), so it keeps that history and stays the
+    same tensor, which a backward through the ``.grad`` itself also updates."""
+    def run(T):
+        x = T.tensor(A, requires_grad=True)
+        (x ** 3).sum().backward(create_graph=True)
+        g = x.grad
+        (x * x).sum().backward()
+        after_plain = (x.grad is g, type(x.grad.grad_fn).__name__)
+        g.sum().backward()
+        return after_plain, x.grad is g, x.grad, type(x.grad.grad_fn).__name__
+    check_both(run, torch_oracle)
+
+
 @pytest.mark.parametrize("name, fn, data", [
     ("tanh", lambda x: x.tanh(), A), ("sigmoid", lambda x: x.sigmoid(), A), ("log", lambda x: x.log(), P),
     ("matmul", lambda x: x @ x.t(), A), ("div", lambda x: 1 / (x * x + 1), A), ("max", lambda x: x.amax(1) ** 2, A),
@@ -796,6 +812,121 @@ def test_inplace_on_leaf_under_no_grad_is_allowed(torch_oracle):
             x.mul_(2)
             x[0] = 0.0
         return x, x.is_leaf, x.grad_fn is None, x._version
+    check_both(run, torch_oracle)
+
+
+def _split_view(T):
+    return (T.tensor(A, requires_grad=True) * 1).split(1)[1]
+
+
+def _unbind_row(T):
+    return (T.tensor(A, requires_grad=True) * 1).unbind(0)[0]
+
+
+def _no_grad_view(T):
+    x = T.tensor(A, requires_grad=True) * 1
+    with T.no_grad():
+        return x[0]
+
+
+def _inference_mode_view(T):
+    x = T.tensor(A, requires_grad=True) * 1
+    with T.inference_mode():
+        return x[:, 1:]
+
+
+def _custom_function_view(T):
+    class FirstRow(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x[0]
+
+        @staticmethod
+        def backward(ctx, g):
+            return T.stack([g, T.zeros_like(g)])
+    return FirstRow.apply(T.tensor(A, requires_grad=True) * 1)
+
+
+# Views PyTorch refuses to change in place with grad mode on (its CreationMeta rule), with the
+# start and the end of its message: what learntorch must say too.
+VIEW_INPLACE_REFUSED = [
+    pytest.param(_split_view, lambda v: v.mul_(2), "Output 1 of Split is a view and is being modified inplace",
+                 "function that returns multiple views", id="split-mul_"),
+    pytest.param(lambda T: (T.tensor(A, requires_grad=True) * 1).chunk(3, 1)[0], lambda v: v.add_(1),
+                 "Output 0 of Split is a view", "function that returns multiple views", id="chunk-add_"),
+    pytest.param(lambda T: (T.tensor(A, requires_grad=True) * 1).split([1, 1])[0], lambda v: v.zero_(),
+                 "Output 0 of SplitWithSizes is a view", "function that returns multiple views", id="split-sizes"),
+    pytest.param(_unbind_row, lambda v: v.relu_(), "Output 0 of Unbind is a view",
+                 "function that returns multiple views", id="unbind-relu_"),
+    pytest.param(_no_grad_view, lambda v: v.mul_(2),
+                 "A view was created in no_grad mode and is being modified inplace with grad mode enabled",
+                 "both inside the no_grad block", id="no_grad-view"),
+    pytest.param(lambda T: _no_grad_view(T)[1:], lambda v: v.mul_(2),
+                 "Output 0 of Slice is a view of a view which was created in no_grad mode",
+                 "both inside the no_grad block", id="view-of-no_grad-view"),
+    pytest.param(_inference_mode_view, lambda v: v.sub_(1),
+                 "A view was created in inference mode and is being modified inplace in normal mode",
+                 "both inside the inference_mode block", id="inference_mode-view"),
+    pytest.param(_custom_function_view, lambda v: v.mul_(2), "Output 0 of FirstRow is a view",
+                 "cloning the output of the custom Function", id="custom-function-view"),
+]
+
+
+@pytest.mark.parametrize("make, change, start, end", VIEW_INPLACE_REFUSED)
+def test_inplace_on_a_view_pytorch_forbids(torch_oracle, make, change, start, end):
+    t_exc, l_exc = raises_both(lambda T: change(make(T)), torch_oracle, start)
+    assert str(l_exc).startswith(start) and end in str(l_exc) and end in str(t_exc)
+
+
+def test_views_pytorch_lets_change_in_place(torch_oracle):
+    """The same views, changed where PyTorch allows it: under no_grad, or with nothing
+    requiring grad, or a ``tensor_split`` part (plain narrow views)."""
+    def run(T):
+        x = T.tensor(A, requires_grad=True) * 1
+        with T.no_grad():
+            x.split(1)[0].mul_(2)
+            row = x[1]
+            row.add_(1)
+        plain = T.tensor(A).unbind(0)[0].mul_(3)
+        part = x.tensor_split(2)[0].mul_(2)
+        return x, plain, part
+    check_both(run, torch_oracle)
+
+
+def test_view_made_under_no_grad_requires_grad_but_gets_no_gradient(torch_oracle):
+    """PyTorch: a view of a tensor that requires grad, made with grad mode off, requires grad
+    (its repr says so) and is a leaf; operations on it are recorded, but no gradient reaches it
+    nor its base."""
+    def run(T):
+        w = T.tensor(A, requires_grad=True)
+        with T.no_grad():
+            row = w[0]
+        with T.inference_mode():
+            col = w[:, 0]
+        out = (row * 2).sum() + col.sum()
+        out.backward()
+        return (row.requires_grad, row.is_leaf, row.grad_fn is None, repr(row), col.is_inference(),
+                col.requires_grad, out.requires_grad, w.grad, row.grad)
+    check_both(run, torch_oracle)
+
+
+def test_custom_function_marking_a_view_dirty_rewrites_its_base(torch_oracle):
+    """``mark_dirty`` on a view: the base's history goes through the Function's backward."""
+    def run(T):
+        class Triple(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.mark_dirty(x)
+                return x.mul_(3)
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 3
+        x = T.tensor(A, requires_grad=True)
+        base = x * 1
+        out = Triple.apply(base[:, 1:])
+        (base * T.tensor(A2)).sum().backward()
+        return out, base, type(base.grad_fn).__name__, type(out.grad_fn).__name__, x.grad
     check_both(run, torch_oracle)
 
 
@@ -1172,6 +1303,17 @@ def test_assigning_into_a_leaf_names_the_view_as_pytorch(torch_oracle, key):
 def test_data_must_be_set_to_a_tensor(torch_oracle):
     raises_both(lambda T: setattr(T.ones(2), "data", [1.0]), torch_oracle,
                 match="Variable data has to be a tensor, but got list")
+
+
+def test_del_grad_is_assigning_none(torch_oracle):
+    def run(T):
+        x = T.tensor(A, requires_grad=True)
+        (x * 2).sum().backward()
+        del x.grad
+        cleared = x.grad
+        (x * 3).sum().backward()
+        return cleared, x.grad
+    check_both(run, torch_oracle)
 
 
 def test_backward_with_empty_inputs(torch_oracle):

@@ -170,13 +170,43 @@ def test_saved_inputs_are_the_inputs_themselves(torch_oracle):
         assert g._saved_self is a and g._saved_other is b
 
 
-def test_saved_values_are_freed_after_backward(torch_oracle):
-    def fn(T):
+@pytest.mark.parametrize("fn, attr", [
+    (lambda T, a, b: a * b, "_saved_self"),
+    (lambda T, a, b: a * 2, "_saved_other"),  # a number operand is saved as a tensor: freed too
+    (lambda T, a, b: a / 3.0, "_saved_other"),
+], ids=["mul-self", "mul-number", "div-number"])
+def test_saved_values_are_freed_after_backward(torch_oracle, fn, attr):
+    def run(T):
+        a, b = _ab(T)
+        y = fn(T, a, b)
+        y.sum().backward()
+        return getattr(y.grad_fn, attr)
+    raises_both(run, torch_oracle, match="Trying to backward through the graph a second time")
+
+
+def test_pack_hook_may_not_change_its_input_in_place(torch_oracle):
+    def run(T):
+        a, b = _ab(T)
+        with T.autograd.graph.saved_tensors_hooks(lambda t: t.mul_(2), lambda t: t):
+            c = a * 1
+            return c * b
+    raises_both(run, torch_oracle, match="^A saved tensor pack hook is modifying its input in place. Tensors "
+                                         "provided as input to pack hook cannot be modified")
+
+
+def test_gradient_edge_as_an_input_of_autograd_grad(torch_oracle):
+    """``get_gradient_edge(y)``: the gradient flowing into ``y``'s node, asked for by edge."""
+    def run(T):
         a, b = _ab(T)
         y = a * b
-        y.sum().backward()
-        return y.grad_fn._saved_self
-    raises_both(fn, torch_oracle, match="Trying to backward through the graph a second time")
+        z = y.sin().sum()
+        edge = T.autograd.graph.get_gradient_edge(y)
+        leaf_edge = T.autograd.graph.get_gradient_edge(a)
+        return (type(edge).__name__, edge.node.name(), edge.output_nr, leaf_edge.node.name(),
+                T.autograd.grad(z, [edge, a]))
+    assert_same(run(lt), run(torch_oracle))
+    raises_both(lambda T: T.autograd.graph.get_gradient_edge(T.ones(2)), torch_oracle,
+                match="does not require gradients")
 
 
 def test_raw_saved_tensor_register_hooks(torch_oracle):
