@@ -30,7 +30,7 @@ from .ops import special_ops  # (igamma, igammac, mvlgamma and their in-place fo
 from . import storage
 from .ops import bucketing, index_writes, reshaping, scans
 from .ops import index_reduce, python_map, strided, view_scatter
-from .ops.common import Number, binary_operands, new_result
+from .ops.common import Number, binary_operands, infer_size, new_result
 from .cuda import cupy_or_none
 from .ops.inplace import inplace
 from .tensor_arguments import CHECKED_FIRST, require_tensor, sizes_by_keyword, tensor_checked
@@ -137,7 +137,18 @@ def _copy_(self: Tensor, src: Union[Tensor, float], non_blocking: bool = False) 
         raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
     if non_blocking is not False and type(non_blocking) is not bool:  # (x.copy_(y, z) would take z for a flag)
         raise TypeError(f"copy_(): argument 'non_blocking' must be bool, not {type(non_blocking).__name__}")
+    if src._data.shape != self._data.shape:
+        _check_copy_broadcasts(tuple(self.shape), tuple(src.shape))
     return inplace(self, pointwise.CopyFrom.apply, src)
+
+
+def _check_copy_broadcasts(out: tuple, src: tuple) -> None:
+    """PyTorch's errors when ``src`` does not broadcast to the shape of the tensor written (the
+    array library's would be NumPy's ValueError): sizes that clash, or a ``src`` that would make
+    the result larger than the tensor it is copied into."""
+    broadcast = infer_size(out, src)
+    if broadcast != out:
+        raise RuntimeError(f"output with shape {list(out)} doesn't match the broadcast shape {list(broadcast)}")
 
 
 # ---------------------------------------------------------------------------- memory formats
@@ -662,15 +673,30 @@ def _contains(self: Tensor, element: Any) -> bool:
     return bool((element == self).any().item())
 
 
+def _not_after_an_array(op: Callable) -> Callable:
+    """A reflected operator (``array + tensor``: NumPy defers to the tensor's ``__radd__``) that
+    answers ``NotImplemented`` to a NumPy array, so that Python raises its TypeError as PyTorch
+    does -- PyTorch computes only ``tensor + array`` (and ``array / tensor``, ``array == tensor``).
+    A program that mixes them must put the tensor first or convert the array (``torch.from_numpy``)."""
+    def method(self: Tensor, other: Any) -> Any:
+        if type(other) is np.ndarray:
+            return NotImplemented
+        return op(self, other)
+    method.__name__ = op.__name__
+    return method
+
+
 _OPERATORS = dict(
     __contains__=_contains,
-    __add__=pointwise.add, __radd__=pointwise.add, __iadd__=_binary_inplace(pointwise.add, np.add),
-    __sub__=pointwise.sub, __rsub__=pointwise.rsub, __isub__=_binary_inplace(pointwise.sub, np.subtract),
-    __mul__=pointwise.mul, __rmul__=pointwise.mul, __imul__=_binary_inplace(pointwise.mul, np.multiply),
+    __add__=pointwise.add, __radd__=_not_after_an_array(pointwise.add), __iadd__=_binary_inplace(pointwise.add, np.add),
+    __sub__=pointwise.sub, __rsub__=_not_after_an_array(pointwise.rsub),
+    __isub__=_binary_inplace(pointwise.sub, np.subtract),
+    __mul__=pointwise.mul, __rmul__=_not_after_an_array(pointwise.mul),
+    __imul__=_binary_inplace(pointwise.mul, np.multiply),
     __truediv__=pointwise.div, __rtruediv__=pointwise.rdiv, __itruediv__=_binary_inplace(pointwise.div, np.true_divide),
     __floordiv__=pointwise.floor_divide, __mod__=pointwise.remainder,
     __rfloordiv__=_reflected(pointwise.floor_divide), __rmod__=_reflected(pointwise.remainder),
-    __pow__=pointwise.pow, __rpow__=pointwise.rpow, __ipow__=_binary_inplace(pointwise.pow),
+    __pow__=pointwise.pow, __rpow__=_not_after_an_array(pointwise.rpow), __ipow__=_binary_inplace(pointwise.pow),
     __matmul__=matmul.matmul, __rmatmul__=_rmatmul,
     __neg__=pointwise.neg, __pos__=lambda self: self, __abs__=pointwise.abs,
     __eq__=_compare("eq"), __ne__=_compare("ne"), __lt__=_compare("lt"), __le__=_compare("le"),

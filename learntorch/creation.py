@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import numbers
 import operator
+import warnings
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
@@ -22,12 +23,16 @@ import numpy as np
 from . import warn_always
 from . import device_memory, dtypes, random
 from .arrays import for_device, to_numpy, transfer
+from .autograd import grad_mode
 from .device import CPU, DeviceLike, as_device
 from .tensor import (Tensor, check_memory_format, contiguous_format, laid_out, layout as _layout_type,
                      preserve_format, strided)
 from .tensor_arguments import sizes_by_keyword
 
 Number = Union[int, float, bool]  # PyTorch's "Number" (Scalar); a one-element tensor is taken too
+
+# ``torch.tensor([1e40])`` is inf in float32, silently in PyTorch; NumPy's cast warns: filtered here (no cost per call)
+warnings.filterwarnings("ignore", "overflow encountered in cast", RuntimeWarning, r"learntorch\.creation")
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
            "empty_like", "full_like", "arange", "linspace", "eye", "rand", "randn", "randint", "randperm",
@@ -93,6 +98,11 @@ def _infer_dtype(data: Any) -> dtypes.dtype:
         return dtypes.from_numpy_dtype(data.dtype)
     if isinstance(data, str):
         raise TypeError("new(): invalid data type 'str'")
+    first = data
+    while isinstance(first, _SEQUENCES) and first:
+        first = first[0]
+    if isinstance(first, str):  # PyTorch reads the shape from the first elements: a string there is a sequence
+        raise ValueError("too many dimensions 'str'")
     flat = list(_flatten(data))
     if any(isinstance(v, str) for v in flat):  # (a string among numbers: PyTorch refuses the type)
         raise TypeError("new(): invalid data type 'str'")
@@ -122,28 +132,40 @@ def _element_dtype(v: Any) -> dtypes.dtype:
     return dtypes.get_default_dtype()
 
 
+# What PyTorch reads as a sequence of elements in nested data (``torch.tensor(range(3))`` too).
+_SEQUENCES = (list, tuple, range)
+
+
 def _flatten(data: Any):
     stack = [data]
     while stack:
         item = stack.pop()
-        if isinstance(item, (list, tuple)):
+        if isinstance(item, _SEQUENCES):
             stack.extend(item)
         else:
             yield item
 
 
-def _to_host(data: Any) -> Any:
+def _to_host(data: Any, arrays: Optional[list] = None, graded: Optional[list] = None) -> Any:
     """Nested data with any tensors inside turned into host values.
 
     A tensor inside a list stands for one number, as in PyTorch: ``tensor([t1, t2])`` of
     one-element tensors is ``tensor([t1.item(), t2.item()])``; a longer tensor is a ValueError
-    (``torch.stack`` is the way to join tensors)."""
+    (``torch.stack`` is the way to join tensors).  NumPy arrays met inside the lists are added
+    to ``arrays`` (for PyTorch's warning that a list of arrays is slow); tensors that require grad,
+    to ``graded`` (their number leaves the graph: PyTorch warns of that too)."""
     if isinstance(data, Tensor):
+        if graded is not None and data._requires_grad:
+            graded.append(data)
+        if data.numel() != 1 and not data.is_floating_point():  # (PyTorch reads an integer one as an index)
+            raise TypeError("only integer tensors of a single element can be converted to an index")
         if data.numel() != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return to_numpy(data._data).reshape(())
-    if isinstance(data, (list, tuple)):
-        return [_to_host(d) for d in data]
+    if isinstance(data, _SEQUENCES):
+        if arrays is not None and data and type(data[0]) is np.ndarray and data[0].ndim:
+            arrays.append(data[0])
+        return [_to_host(d, arrays, graded) for d in data]
     return data
 
 
@@ -170,11 +192,25 @@ def tensor(data: Any, *, dtype: Any = None, device: DeviceLike = None, requires_
         _refuse_negative_strides(data)
     dt = dtypes.from_argument(dtype) if dtype is not None else _infer_dtype(data)
     np_dtype = dt._np  # (bfloat16 has none: its own TypeError, before the one below)
-    values = _to_host(data)
+    arrays: list = []
+    graded: list = []
+    values = _to_host(data, arrays, graded)
+    if graded and grad_mode.is_grad_enabled():  # ``torch.tensor([loss_a, loss_b])``: torch.stack keeps the graph
+        warn_always.warn_once("Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                              "behavior.\nConsider using tensor.detach() first.", UserWarning, stacklevel=2)
+    if arrays:  # (a Dataset that builds its batch from a list of images: np.stack them first)
+        warn_always.warn_once("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
+                              "converting the list to a single numpy.ndarray with numpy.array() before converting "
+                              "to a tensor.", UserWarning, stacklevel=2)
     try:
-        host = np.array(values, dtype=np_dtype)
+        try:
+            host = np.array(values, dtype=np_dtype)
+        except (ValueError, OverflowError):  # maybe a number out of an integer dtype's range: PyTorch's error
+            if dt.is_floating_point or dt is dtypes.bool or isinstance(data, np.ndarray):
+                raise
+            host = np.array(_fit_integers(values, dt), dtype=np_dtype)
     except ValueError as exc:
-        raise ValueError(_ragged_message(data) or f"expected sequence of equal length lists, got ragged data "
+        raise ValueError(_ragged_message(data, dt) or f"expected sequence of equal length lists, got ragged data "
                          f"({exc})") from None
     except TypeError:
         raise TypeError(f"Could not infer dtype of {type(data).__name__}") from None
@@ -184,11 +220,26 @@ def tensor(data: Any, *, dtype: Any = None, device: DeviceLike = None, requires_
     return _finish(host, device, requires_grad)
 
 
-def _ragged_message(data: Any) -> Optional[str]:
+def _fit_integers(values: Any, dt: dtypes.dtype) -> Any:
+    """Nested Python numbers for an integer ``dtype``, checked one by one as PyTorch checks them
+    (only after NumPy refused the whole): an int beyond int64 is PyTorch's ValueError; one out of
+    the dtype's range, or a float that is (nan too), its RuntimeError; -1 into uint8 wraps to 255."""
+    if isinstance(values, (list, tuple)):
+        return [_fit_integers(v, dt) for v in values]
+    if type(values) is int and not -2 ** 63 <= values < 2 ** 63:
+        raise OverflowError  # (the caller words it)
+    try:
+        return dtypes.check_scalar_fits(values, dt)
+    except RuntimeError:
+        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow") from None
+
+
+def _ragged_message(data: Any, dt: dtypes.dtype) -> Optional[str]:
     """PyTorch's message for ragged nested lists: the shape is read from the first
-    element at each depth, then every list is checked against it, depth first."""
+    element at each depth, then every list is checked against it, depth first.  A list
+    where that shape has a number, or a number where it has a list, is PyTorch's TypeError."""
     sizes, seq = [], data
-    while isinstance(seq, (list, tuple)):
+    while isinstance(seq, _SEQUENCES):
         sizes.append(len(seq))
         if not seq:
             break
@@ -197,8 +248,14 @@ def _ragged_message(data: Any) -> Optional[str]:
     while stack:
         seq, dim = stack.pop()
         if dim >= len(sizes):
+            if isinstance(seq, _SEQUENCES):  # ``[1, [2]]``: the number 1 made this depth one of numbers
+                name = type(seq).__name__
+                raise TypeError(f"must be real number, not {name}" if dt.is_floating_point
+                                else f"'{name}' object cannot be interpreted as an integer")
             continue
-        if not isinstance(seq, (list, tuple)):
+        if isinstance(seq, numbers.Number):  # ``[[1], 2]``
+            raise TypeError("not a sequence")
+        if not isinstance(seq, _SEQUENCES):
             return None
         if len(seq) != sizes[dim]:
             return f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(seq)})"
@@ -220,6 +277,7 @@ def as_tensor(data: Any, *, dtype: Any = None, device: DeviceLike = None) -> Ten
     return tensor(data, dtype=dtype, device=device)
 
 
+warn_always.pass_through(as_tensor.__code__)  # (tensor's warnings name the learner's line, not this one)
 _UNSET: Any = object()
 
 
@@ -264,7 +322,9 @@ def asarray(obj: Any, *, dtype: Any = None, device: DeviceLike = None, copy: Opt
 def from_numpy(ndarray: np.ndarray) -> Tensor:
     """A CPU tensor that **shares memory** with ``ndarray``: no copy is made."""
     if not isinstance(ndarray, np.ndarray):
-        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+        kind = type(ndarray)  # (PyTorch names a NumPy scalar's type with its module: numpy.float64)
+        name = f"numpy.{kind.__name__}" if isinstance(ndarray, np.generic) else kind.__name__
+        raise TypeError(f"expected np.ndarray (got {name})")
     dtypes.from_numpy_dtype(ndarray.dtype)  # TypeError for dtypes learntorch does not have
     _refuse_negative_strides(ndarray)
     if not ndarray.flags.writeable:
@@ -290,6 +350,8 @@ def _filled(size: tuple, value: Any, dtype: Any, device: DeviceLike, requires_gr
     elif value is None:
         data = be.xp.empty(shape, dtype=xd, device=be.native_device)
     else:
+        if not dt.is_floating_point:  # full((2,), -1, dtype=uint8) is 255; 300 or nan an overflow error
+            value = dtypes.check_scalar_fits(value, dt)
         try:
             data = be.xp.full(shape, value, dtype=xd, device=be.native_device)
         except OverflowError:  # ``torch.full((2,), 2**63)``: PyTorch's RuntimeError
@@ -434,10 +496,41 @@ def arange(start: Optional[Number] = None, end: Optional[Number] = None, step: N
         dt = dtypes.get_default_dtype() if any(isinstance(v, (float, np.floating)) for v in values) else dtypes.int64
     else:
         dt = dtypes.from_argument(dtype)
+    if dt is dtypes.bool:  # (NumPy counts up to two bools; PyTorch has no bool kernel at all)
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
     n = math.ceil((end - start) / step)
-    host = (start + np.arange(n, dtype=np.float64) * step).astype(dt._np) if dt.is_floating_point \
+    host = _arange_points(start, step, n, dt._np) if dt.is_floating_point \
         else np.arange(start, end, step, dtype=dt._np)
     return _finish(host, device, requires_grad)
+
+
+# How many float32 values PyTorch's CPU kernels fill at once (AVX2's 256 bits; float64: half as many).
+_VECTOR_FLOAT32S = 8
+
+
+def _arange_points(start: float, step: float, n: int, np_dtype: Any) -> np.ndarray:
+    """The points of a floating ``arange`` as PyTorch's CPU kernel produces them (found by experiment).
+
+    Each point is ``start + step·i`` in float64, rounded once (a fused multiply-add) to the dtype --
+    so ``arange(-1, 1, 0.2)[5]`` is 5.55e-17, not 0.  Except that the kernel fills vectors of
+    8 float32s (4 float64s), two at a time: inside those, the vector's first point is rounded to
+    the dtype and the others count from it (``first + step·j``, again fused).  The last
+    ``n mod 16`` (8) points, that fill no pair of vectors, are single points again.  (Its threads
+    split only tensors of more than 32768 points, and a host with AVX-512 has longer vectors:
+    there the last bits can differ.)  float16 and bfloat16: computed in float64, rounded once."""
+    i = np.arange(n, dtype=np.float64)
+    exact = float(start).is_integer() and float(step).is_integer() and abs(start) + n * abs(step) < 2.0 ** 53
+    if exact or np.dtype(np_dtype).itemsize < 4:  # (every product exact: no rounding to model)
+        return (start + i * step).astype(np_dtype)
+    step_v = np.full(n, float(step))
+    with np.errstate(all="ignore"):
+        points = _fused_multiply_add(step_v, i, float(start))
+        width = _VECTOR_FLOAT32S * 4 // np.dtype(np_dtype).itemsize
+        paired = n - n % (2 * width)
+        j = i[:paired] % width
+        firsts = _fused_multiply_add(step_v[:paired], i[:paired] - j, float(start)).astype(np_dtype)
+        points[:paired] = _fused_multiply_add(step_v[:paired], j, firsts.astype(np.float64))
+    return points.astype(np_dtype)
 
 
 def _number(v: Any) -> str:

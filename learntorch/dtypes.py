@@ -161,6 +161,8 @@ def promote_types(type1: dtype, type2: dtype) -> dtype:
     a, b = type1, type2
     if a is b:
         return a
+    if type(a) is not dtype or type(b) is not dtype:  # ``float``, ``int``, ``bool`` name dtypes too, as in PyTorch
+        return promote_types(from_argument(a), from_argument(b))
     if a.category != b.category:
         return a if a.category > b.category else b
     if a.category == _INT and (a is uint8) != (b is uint8):
@@ -209,24 +211,31 @@ def result_type(*operands: Any) -> dtype:
 
 def can_cast(from_: dtype, to: dtype) -> builtins.bool:
     """Whether PyTorch allows an in-place/``out=`` cast from ``from_`` to ``to``: never to a lower
-    category (float → int, int → bool), any size within a category."""
-    return from_.category <= to.category
+    category (float → int, int → bool), any size within a category.  ``float``, ``int`` and ``bool``
+    stand for float64, int64 and bool, as in PyTorch."""
+    return from_argument(from_).category <= from_argument(to).category
 
 
-# The C type names in PyTorch's overflow message, for the integer dtypes a Python number can
-# overflow without NumPy noticing first (int64's range is Python's own limit there).
-_OVERFLOW_C_NAMES = {uint8: "uint8_t", int8: "int8_t", int16: "int16_t", int32: "int"}
+# The C type names in PyTorch's overflow message, per integer dtype.
+_OVERFLOW_C_NAMES = {uint8: "uint8_t", int8: "int8_t", int16: "int16_t", int32: "int", int64: "int64_t"}
 
 
 def check_scalar_fits(value: Any, dt: dtype) -> Any:
     """PyTorch's RuntimeError when a Python number written into an integer tensor (``fill_``,
-    ``masked_fill``, ``clamp``, ``where``) does not fit its dtype, instead of wrapping around.
+    ``full``, ``masked_fill``, ``x[i] = v``, ``clamp``, ``where``) does not fit its dtype, instead
+    of wrapping around.
 
-    PyTorch's rule (c10's ``overflows``): a float must lie within ``[min, max]``; an int too,
-    except that an unsigned type also takes ``-max..-1`` (they wrap: ``-1`` is 255 in uint8).
+    PyTorch's rule (c10's ``overflows``): a float must lie within ``[min, max]`` (nan never does);
+    an int too, except that an unsigned type also takes ``-max..-1`` (they wrap: ``-1`` is 255
+    in uint8).  An int that PyTorch's scalar cannot hold at all (below int64, above uint64) is its
+    OverflowError, whatever the dtype; a bool tensor takes any other number (as True or False).
     Returns the value to write: wrapped into range (NumPy refuses -1 for uint8)."""
+    if isinstance(value, builtins.bool) or not isinstance(value, (builtins.int, builtins.float)):
+        return value
+    if isinstance(value, builtins.int) and not -2 ** 63 <= value < 2 ** 64:
+        raise OverflowError("can't convert negative int to unsigned" if value < 0 else "int too big to convert")
     name = _OVERFLOW_C_NAMES.get(dt)
-    if name is None or isinstance(value, builtins.bool) or not isinstance(value, (builtins.int, builtins.float)):
+    if name is None:
         return value
     info = np.iinfo(dt._np)
     hi = builtins.int(info.max)

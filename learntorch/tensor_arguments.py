@@ -151,8 +151,8 @@ def _fits(kind: str, value: Any, strict: bool = False) -> bool:
         return isinstance(value, bool)
     if kind == "shape":
         return isinstance(value, (list, tuple)) and all(_fits("int", v) for v in value)
-    if kind == "dtype":
-        return isinstance(value, dtypes.dtype)
+    if kind == "dtype":  # (PyTorch's parser takes the Python types float, int and bool for dtypes)
+        return isinstance(value, dtypes.dtype) or value is float or value is int or value is bool
     if kind == "ints" and isinstance(value, (list, tuple)):
         return all(_fits("int", v) for v in value)
     if isinstance(value, Tensor):

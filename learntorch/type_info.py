@@ -51,6 +51,10 @@ class finfo:
         self.resolution: float = 10.0 ** -info.precision  # exactly 1e-06 for float32, as PyTorch reports
         self.dtype: str = d.name
 
+    def __eq__(self, other: object) -> bool:
+        """Equal when about the same dtype (two calls give two objects, as in PyTorch; unhashable there too)."""
+        return self.dtype == other.dtype if isinstance(other, finfo) else NotImplemented
+
     def __repr__(self) -> str:
         return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
                 f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
@@ -70,6 +74,9 @@ class iinfo:
         self.max: int = int(info.max)
         self.min: int = int(info.min)
         self.dtype: str = d.name
+
+    def __eq__(self, other: object) -> bool:
+        return self.dtype == other.dtype if isinstance(other, iinfo) else NotImplemented
 
     def __repr__(self) -> str:
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

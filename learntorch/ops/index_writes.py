@@ -33,10 +33,10 @@ from ..autograd.function import Function
 from ..device import CPU
 from ..tensor import Tensor, _wrap_dim
 from .common import sum_to
-from .indexing import gather
+from .indexing import INDEX_DTYPES, gather
 from .inplace import inplace
 from .pointwise import where
-from .scatter import scatter, scatter_add
+from .scatter import check_scatter_shapes, scatter, scatter_add
 from .shape import cat
 
 __all__ = ["index_fill", "index_copy", "index_put", "index_put_", "masked_scatter", "scatter_reduce", "put"]
@@ -67,6 +67,8 @@ def _as_1d(a: np.ndarray) -> np.ndarray:
 
 def _check_slice_index(name: str, input: Tensor, dim: int, index: Tensor) -> np.ndarray:
     """A vector of slice numbers along ``dim``, in range (negative ones count from the end)."""
+    if index.ndim > 1 and name == "index_copy_":  # (PyTorch's two kernels word it, and type it, apart)
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
     if index.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     size = input.shape[dim] if input.ndim else 1
@@ -205,7 +207,7 @@ def index_put(input: Tensor, indices: Sequence[Tensor], values: Tensor, accumula
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"index_put(): argument 'indices' must be tuple of Tensors, not {type(indices).__name__}")
     for i in indices:
-        if not isinstance(i, Tensor) or i.dtype.is_floating_point:
+        if not isinstance(i, Tensor) or i.dtype not in INDEX_DTYPES:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if values.dtype is not input.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
@@ -374,6 +376,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     if max(index.ndim, 1) != max(input.ndim, 1) or max(src.ndim, 1) != max(input.ndim, 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     d = _wrap_dim(dim, max(input.ndim, 1))
+    check_scatter_shapes(input, d, index, src)
     return ScatterReduce.apply(input, src, dim=d, index=index, reduce=reduce, include_self=bool(include_self))
 
 

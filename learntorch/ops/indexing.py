@@ -31,6 +31,11 @@ __all__ = ["getitem", "setitem", "index_select", "gather", "masked_fill", "nonze
            "take_along_dim", "masked_select"]
 
 
+# The dtypes an index tensor may have: PyTorch's indexing kernels take int64 and int32 positions
+# and bool (or uint8, the old ByteTensor) masks; an int8 or int16 tensor is refused, not widened.
+INDEX_DTYPES = frozenset({dtypes.int64, dtypes.int32, dtypes.uint8, dtypes.bool})
+
+
 def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
     """Translate a PyTorch index into the backend's, and say whether it is advanced."""
     if _sequence_as_tuple(key):
@@ -49,7 +54,7 @@ def _convert_key(x: Tensor, key: Any) -> tuple[Any, bool]:
         if isinstance(k, np.ndarray):
             k = _ndarray_index(k)
         if isinstance(k, Tensor):
-            if k._dtype.is_floating_point:
+            if k._dtype not in INDEX_DTYPES:
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             if k._dtype is dtypes.uint8:  # PyTorch still reads a uint8 index as a mask (the old ByteTensor)
                 warn_always.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool "
@@ -434,6 +439,8 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
         kind = type(value)
         name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
         raise TypeError(f"can't assign a {name} to a {x.type()}")
+    if not isinstance(value, Tensor):
+        value = _scalar_to_write(value, x._dtype)
     if not advanced and not whole and x.grad_fn is None and x._requires_grad and grad_mode._state.enabled:
         # PyTorch assigns through a view (x[0] is x.select(0, 0)), so its error names the view
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
@@ -453,6 +460,15 @@ def setitem(x: Tensor, key: Any, value: Any) -> None:
     refresh_views(x._base if x._base is not None else x)  # views of x now read its new history
 
 
+def _scalar_to_write(value: Any, dt: dtypes.dtype) -> Any:
+    """A Python number assigned into a tensor of ``dt``, checked as PyTorch checks it: an int
+    beyond int64 is its ValueError (whatever the dtype); for an integer dtype, a number out of
+    its range (or nan) is its overflow error, and -1 into uint8 wraps to 255."""
+    if type(value) is int and not -2 ** 63 <= value < 2 ** 63:
+        raise ValueError("Overflow when unpacking long long")
+    return value if dt.is_floating_point else dtypes.check_scalar_fits(value, dt)
+
+
 class IndexPutAdvanced(IndexPut):
     """``x[mask] = v``, ``x[[0, 2]] = v``: PyTorch records these as ``IndexPutBackward0``
     (basic indices as ``CopySlices``)."""
@@ -466,8 +482,23 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if index._dtype not in (dtypes.int64, dtypes.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     d = _wrap_dim(dim, input.ndim)
-    check_index_range(index, input.shape[d] if input.ndim else 1)
+    try:
+        check_index_range(index, input.shape[d] if input.ndim else 1)
+    except IndexError:
+        if d == 1:  # PyTorch's CPU kernel for dim 1 says it with its own words and type
+            _raise_dim1_index_error(index, input.shape[d])
+        raise
     return getitem(input, (slice(None),) * d + (index.reshape(-1),), IndexSelect)
+
+
+def _raise_dim1_index_error(index: Tensor, size: int) -> None:
+    """``index_select`` along dim 1: PyTorch's CPU kernel for it (``index_select_out_cpu_dim1_``)
+    names the first index outside ``[0, size)`` in a RuntimeError; along any other dim the error
+    is an IndexError.  (An RNN given an ``h_0`` of the wrong batch size for a packed batch meets
+    it: the layer permutes ``h_0`` along dim 1.)"""
+    data = to_numpy(index._data).reshape(-1)
+    bad = (data < 0) | (data >= size)
+    raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(data[bad.argmax()])} axis_dim={size}")
 
 
 def check_index_range(index: Tensor, size: int) -> None:

@@ -572,6 +572,11 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
                         "of:\n * (Tensor condition)\n * (Tensor condition, Tensor input, Tensor other, *, Tensor out "
                         "= None)\n * (Tensor condition, Number self, Tensor other)\n * (Tensor condition, Tensor "
                         "input, Number other)\n * (Tensor condition, Number self, Number other)\n")
+    odd = [v for v in (input, other) if not isinstance(v, (Tensor, int, float, np.number, np.bool_))]
+    if odd:  # ``where(c, "a", 1)``: no form takes it
+        given = ", ".join("Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in (condition, input, other))
+        raise TypeError(f"where() received an invalid combination of arguments - got ({given}), but expected one "
+                        "of: (Tensor condition, Tensor input, Tensor other) or a Number in place of either")
     if isinstance(condition, Tensor) and condition._dtype is dtypes.uint8:  # the old mask type: still taken
         warn_always.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
                          "a future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=2)
@@ -929,6 +934,13 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
     """Limit values to ``[min, max]``; the gradient is zero where a bound was active.  Tensor
     bounds get their own gradient (:class:`ClampTensor`)."""
     tensors = [isinstance(b, Tensor) for b in (min, max)]
+    for b, is_tensor in zip((min, max), tensors):
+        if is_tensor:  # (PyTorch's error for bounds that do not broadcast, not NumPy's ValueError)
+            infer_size(input.shape, b.shape)
+        elif b is not None and not isinstance(b, (int, float, np.number, np.bool_)):
+            raise TypeError(f"clamp() received an invalid combination of arguments - got (Tensor, "
+                            f"{type(b).__name__}), but expected one of: (Tensor input, Tensor min = None, Tensor "
+                            f"max = None) or (Tensor input, Number min = None, Number max = None)")
     if any(tensors):
         if all(t or b is None for t, b in zip(tensors, (min, max))):
             if all(tensors):  # (PyTorch's kernel for two tensor bounds has no bools; one bound's has)
@@ -1036,21 +1048,33 @@ def ceil(input: Tensor) -> Tensor:
     return _Ceil.apply(input, lambda xp, a: xp.ceil(a))
 
 
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
+def round(input: Tensor, *, decimals: Optional[int] = None) -> Tensor:  # noqa: A001
+    """To the nearest integer (ties to even).  Given ``decimals`` (even 0), PyTorch takes its other
+    overload: :func:`round_decimals`."""
+    if decimals is not None:
+        return round_decimals(input, decimals)
     check_kernel_dtype("round_vml_cpu", input, ints=True)
-    if decimals:
-        scale = 10.0 ** decimals
-        return _RoundDecimals.apply(input, lambda xp, a: xp.round(a * scale) / scale)
     return _Round.apply(input, lambda xp, a: xp.round(a))
 
 
 def round_decimals(input: Tensor, decimals: int = 0) -> Tensor:
-    """``round`` through PyTorch's ``decimals`` overload (``RoundBackward1`` even for 0), as
-    ``torch.special.round`` calls it."""
+    """``round`` to ``decimals`` places, PyTorch's ``decimals`` overload (``RoundBackward1`` even
+    for 0, as ``torch.special.round`` calls it): for floats only, unlike the plain ``round``."""
+    check_kernel_dtype("round_cpu" if decimals else "round_vml_cpu", input)
     if decimals:
-        return round(input, decimals=decimals)
-    check_kernel_dtype("round_vml_cpu", input, ints=True)
+        return _RoundDecimals.apply(input, lambda xp, a: _round_decimals_kernel(xp, a, decimals))
     return _RoundDecimals.apply(input, lambda xp, a: xp.round(a))
+
+
+def _round_decimals_kernel(xp: Any, a: Any, decimals: int) -> Any:
+    """PyTorch's ``round(decimals=d)``: in float32 for the 16-bit floats (``1000.5 * 100`` would
+    overflow float16), by ``10**|d|`` rounded to that type -- multiplied then divided for
+    ``d > 0``, divided then multiplied for ``d < 0`` (not multiplied by ``10**d``, inexact)."""
+    half = getattr(a.dtype, "kind", "") == "f" and a.dtype.itemsize == 2  # (the array-API stand-in has none)
+    work = xp.astype(a, xp.float32) if half else a
+    ten = 10.0 ** (decimals if decimals > 0 else -decimals)  # (a Python number: rounded to work's dtype)
+    out = xp.round(work / ten) * ten if decimals < 0 else xp.round(work * ten) / ten
+    return xp.astype(out, a.dtype) if half else out
 
 
 def trunc(input: Tensor) -> Tensor:
@@ -1074,7 +1098,11 @@ def _check_integer_division(name: str, dt: dtypes.dtype, xa: Any, xb: Any) -> No
     tensors have no division at all.  Called for integer dtypes only (floats give inf/nan)."""
     if dt is dtypes.bool:
         raise NotImplementedError(f"\"{name}_cpu\" not implemented for 'Bool'")
-    if getattr(xa, "size", 1) and bool((xb == 0).any() if hasattr(xb, "shape") else xb == 0):
+    zero = xb == 0
+    if hasattr(xb, "shape"):  # an array: the stand-in's have no .any() method, only their namespace's any()
+        namespace = getattr(zero, "__array_namespace__", None)
+        zero = namespace().any(zero) if namespace is not None else zero.any()
+    if getattr(xa, "size", 1) and bool(zero):
         raise RuntimeError("ZeroDivisionError")  # (an empty result divides nothing: no error)
 
 
@@ -1372,11 +1400,22 @@ class Remainder(Function):
 
     @staticmethod
     def forward(ctx, a: Tensor, b: Any) -> Tensor:
-        return _division_remainder(ctx, a, b, lambda xp, xa, xb: xa % xb)
+        return _division_remainder(ctx, a, b, _remainder_kernel)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
         return _division_remainder_grads(ctx, grad, floor)
+
+
+def _remainder_kernel(xp: Any, xa: Any, xb: Any) -> Any:
+    """PyTorch's float remainder: ``fmod``, moved by ``b`` when its sign differs from ``b``'s.  NumPy's
+    ``%`` gives the same numbers but signs a zero like the divisor (``9. % -3`` is ``-0.``), where
+    PyTorch's zero is ``fmod``'s, signed like the dividend (``0.``).  Integers: ``%`` is exact."""
+    floating = xp.isdtype(xa.dtype, "real floating") if hasattr(xp, "isdtype") else xa.dtype.kind == "f"
+    if not floating:  # (NumPy and the array API have isdtype; CuPy's dtypes are NumPy's)
+        return xa % xb
+    r = xp.fmod(xa, xb) if hasattr(xp, "fmod") else xa - xp.trunc(xa / xb) * xb
+    return xp.where((r != 0) & ((r < 0) != (xb < 0)), r + xb, r)
 
 
 class RemainderScalar(Remainder):

@@ -58,6 +58,23 @@ def _check(input: Tensor, dim: int, index: Tensor, name: str) -> None:
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
 
 
+def check_scatter_shapes(input: Tensor, dim: int, index: Tensor, src: Any = None) -> None:
+    """PyTorch's RuntimeError for an index larger than ``input`` in a dimension other than ``dim``,
+    or larger than a ``src`` tensor in any (the writes would fall outside).  ``dim`` is wrapped;
+    a 0-d tensor counts as 1-d of size 1."""
+    def sizes(t: Tensor) -> list:
+        return list(t.shape) or [1]
+    idx, own = sizes(index), sizes(input)
+    other = sizes(src) if isinstance(src, Tensor) else None
+    if any(i > s for d, (i, s) in enumerate(zip(idx, own)) if d != dim) or \
+            (other is not None and any(i > s for i, s in zip(idx, other))):
+        def show(shape: list) -> str:
+            return "[" + ", ".join(map(str, shape)) + "]"
+        tail = f" and to be no larger size than src {show(other)}" if other is not None else ""
+        raise RuntimeError(f"Expected index {show(idx)} to be no larger than self {show(own)} apart from "
+                           f"dimension {dim}{tail}")
+
+
 class Scatter(Function):
     _backward_name = "ScatterBackward0"
 
@@ -119,9 +136,12 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
             if src.dtype is not input.dtype:
                 raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
             warn_always.warn_once(_LEGACY_REDUCE_DEPRECATED, UserWarning, stacklevel=3)
+            check_scatter_shapes(input, dim, index, src)
             return ScatterReduceLegacy.apply(input, src, dim=dim, index=index, combine=_LEGACY_REDUCE[reduce])
+        check_scatter_shapes(input, dim, index)
         return ScatterReduceLegacy.apply(input, dim=dim, index=index, value=src if value is None else value,
                                          combine=_LEGACY_REDUCE[reduce])
+    check_scatter_shapes(input, dim, index, src)
     if not isinstance(src, Tensor):
         value, src = (src if value is None else value), None
         return ScatterValue.apply(input, dim=dim, index=index, value=value)
@@ -135,7 +155,9 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     _check(input, dim, index, "scatter_add")
     if src.dtype is not input.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
-    return Scatter_add.apply(input, src, dim=_wrap_dim(dim, input.dim()), index=index, add=True)
+    dim = _wrap_dim(dim, input.dim())
+    check_scatter_shapes(input, dim, index, src)
+    return Scatter_add.apply(input, src, dim=dim, index=index, add=True)
 
 
 class IndexAdd(Function):

@@ -147,6 +147,8 @@ CASES = [
     case("pointwise-binary", lambda x, y: lt.atan2(x, y) + lt.hypot(x, y) + lt.fmod(x, y + 2) + lt.remainder(x, 0.3)
          + lt.logaddexp(x, y) + lt.lerp(x, y, 0.3) + lt.copysign(x, y) + x.clamp(y - 0.5, y + 0.5), arr(3, 4),
          arr(3, 4), stand_in=SCALARS),
+    case("integer-division", lambda a, b: (a % (b + 1), a // (b - 3), lt.remainder(-a, b + 1), a.float() % -3.0),
+         ints(9, 3, 4) - 4, ints(3, 3, 4)),
     case("pointwise-unary", lambda x: x.erf() + x.erfinv() + (x + 2).lgamma() + (x + 2).digamma() + x.expm1() +
          x.asin() + x.atan() + x.sinh() + x.softmax(0) + F.softplus(x) + F.silu(x) + F.mish(x) + F.gelu(x) +
          F.elu(x) + F.selu(x) + F.leaky_relu(x, 0.2) + F.hardswish(x) + F.logsigmoid(x), arr(3, 4, low=-0.9, high=0.9), stand_in=SCALARS),

@@ -90,6 +90,10 @@ CREATION = cases(
     ("ones_like-dtype", lambda T: T.ones_like(T.tensor(A), dtype=T.int64)),
     ("full_like", lambda T: T.full_like(T.tensor(A), 2.5)),
     ("empty_like-shape", lambda T: T.empty_like(T.tensor(I)).shape),
+    ("tensor-range", lambda T: T.tensor(range(4))),
+    ("tensor-nested-ranges", lambda T: T.tensor([range(2), (5, 6)])),
+    ("tensor-uint8-minus-one-wraps", lambda T: T.tensor([-1, 255], dtype=T.uint8)),
+    ("full-uint8-minus-one-wraps", lambda T: T.full((2,), -1, dtype=T.uint8)),
     ("as_tensor-list", lambda T: T.as_tensor([1, 2, 3])),
     ("as_tensor-numpy-dtype", lambda T: T.as_tensor(np.arange(3.0), dtype=T.float32)),
     ("from_numpy-float64", lambda T: T.from_numpy(np.arange(6.0).reshape(2, 3))),
@@ -161,16 +165,76 @@ CREATION_ERRORS = [
     pytest.param(lambda T: T.Tensor(2.0), None, id="legacy-Tensor-number"),
     pytest.param(lambda T: T.Tensor([2.0], requires_grad=True), None, id="legacy-Tensor-requires_grad"),
     pytest.param(lambda T: T.from_numpy([1, 2]), None, id="from_numpy-list"),
+    pytest.param(lambda T: T.from_numpy(np.float64(1.0)), r"expected np.ndarray \(got numpy.float64\)",
+                 id="from_numpy-numpy-scalar"),
     pytest.param(lambda T: T.from_numpy(np.array(["a"])), "can't convert np.ndarray of type numpy.str_",
                  id="from_numpy-strings"),
     pytest.param(lambda T: T.randn(2, dtype=T.int64), "\"normal_kernel_cpu\" not implemented for 'Long'",
                  id="randn-int"),
+    # a list of tensors of many elements (torch.stack's job): an integer one reads as an index
+    pytest.param(lambda T: T.tensor([T.tensor([1, 2]), T.tensor([3, 4])]),
+                 "only integer tensors of a single element can be converted to an index", id="tensor-of-int-tensors"),
+    pytest.param(lambda T: T.tensor([T.tensor([1.0, 2.0])]), "only one element tensors", id="tensor-of-float-tensors"),
+    pytest.param(lambda T: T.tensor(["a"]), "too many dimensions 'str'", id="tensor-strings"),
+    pytest.param(lambda T: T.tensor([1, "a"]), "invalid data type 'str'", id="tensor-number-then-string"),
+    pytest.param(lambda T: T.tensor([1, [2]]), "'list' object cannot be interpreted as an integer",
+                 id="tensor-number-then-list"),
+    pytest.param(lambda T: T.tensor([1.5, [2]]), "must be real number, not list", id="tensor-float-then-list"),
+    pytest.param(lambda T: T.tensor([[1], 2]), "not a sequence", id="tensor-list-then-number"),
+    # numbers out of an integer dtype's range: PyTorch's overflow error, not a wrap-around
+    pytest.param(lambda T: T.tensor([300], dtype=T.uint8), "without overflow", id="tensor-uint8-overflow"),
+    pytest.param(lambda T: T.tensor([float("nan")], dtype=T.int64), "without overflow", id="tensor-nan-int64"),
+    pytest.param(lambda T: T.tensor([1e30], dtype=T.int32), "without overflow", id="tensor-huge-float-int32"),
+    pytest.param(lambda T: T.full((2,), -129.0, dtype=T.uint8), "without overflow", id="full-uint8-negative-float"),
+    pytest.param(lambda T: T.full((2,), float("inf"), dtype=T.int64), "int64_t without overflow",
+                 id="full-inf-int64"),
+    pytest.param(lambda T: T.full((2,), 2 ** 64, dtype=T.bool), "int too big to convert", id="full-beyond-uint64"),
+    pytest.param(lambda T: T.arange(5, dtype=T.bool), "\"arange_cpu\" not implemented for 'Bool'", id="arange-bool"),
+    pytest.param(lambda T: T.zeros(4).index_copy(0, T.tensor([[0]]), T.ones(1)),
+                 "index_copy_\\(\\): Index should have dimension 1 or 0", id="index_copy-2d-index"),
 ]
+
+
+def test_tensor_of_tensors_that_require_grad_warns(torch_oracle):
+    """``torch.tensor([loss_a, loss_b])`` makes numbers of them (``torch.stack`` keeps the graph):
+    PyTorch warns, as for ``float(loss)`` (once per process; every time under set_warn_always)."""
+    for T in (lt, torch_oracle):
+        T.set_warn_always(True)
+        try:
+            w = T.tensor([1.0, 2.0], requires_grad=True)
+            with pytest.warns(UserWarning, match="Converting a tensor with requires_grad=True to a scalar"):
+                t = T.tensor([w[0], w[1] * 2])
+            assert not t.requires_grad
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                with T.no_grad():
+                    T.tensor([w[0]])
+        finally:
+            T.set_warn_always(False)
 
 
 @pytest.mark.parametrize("fn, match", CREATION_ERRORS)
 def test_creation_errors(torch_oracle, fn, match):
     raises_both(fn, torch_oracle, match)
+
+
+ARANGE_POINTS = [(-1, 1, 0.2), (0, 1, 0.1), (0.5, 20, 0.35), (-5, 5, 0.7), (0, 3, 0.1), (1, 2, 0.01),
+                 (8.8, -68.0, -1.1)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("start, end, step", ARANGE_POINTS)
+def test_arange_points_are_pytorchs_bit_for_bit(torch_oracle, start, end, step, dtype):
+    """A float ``arange`` rounds each point once (``arange(-1, 1, 0.2)[5]`` is 5.55e-17, which prints
+    every point in scientific notation) and counts inside vectors from each vector's first point.
+    Vectors are AVX2's in learntorch: a longer range is compared only where PyTorch's are too."""
+    n = len(np.arange(start, end, step))
+    if n >= 16 and torch_oracle.backends.cpu.get_cpu_capability() != "AVX2":
+        pytest.skip("PyTorch's vectors here are not AVX2's: their last bits differ")
+    got = lt.arange(start, end, step, dtype=getattr(lt, dtype))
+    want = torch_oracle.arange(start, end, step, dtype=getattr(torch_oracle, dtype))
+    np.testing.assert_array_equal(to_numpy(got), want.numpy())
+    assert str(got) == str(want)
 
 
 # ============================================================================ dtypes and promotion
@@ -238,6 +302,9 @@ DTYPE_CASES = cases(
     ("to-device-and-dtype", lambda T: T.tensor(A).to("cpu", T.float64)),
     ("type-string", lambda T: (T.tensor(A).type(), T.tensor(I).type(), T.tensor([True]).type())),
     ("type-convert", lambda T: T.tensor(A).type(T.int64)),
+    ("to-device-and-python-type", lambda T: T.tensor(A).to("cpu", float)),
+    ("to-flags-positional", lambda T: (T.tensor(A).to(T.float64, True), T.tensor(A).to("cpu", T.int32, False, True))),
+    ("to-device-none", lambda T: (T.tensor(A).to(device=None), T.tensor(A).to(None, T.float64))),
     ("type_as", lambda T: T.tensor(A).type_as(T.tensor(I))),
     ("is_floating_point", lambda T: (T.tensor(A).is_floating_point(), T.tensor(I).is_floating_point())),
     ("dtype-attributes", lambda T: (T.float32.is_floating_point, T.int64.is_floating_point, T.float64.itemsize,
@@ -257,6 +324,8 @@ def test_to_returns_self_when_nothing_changes(torch_oracle):
         assert x.to(T.float32) is x
         assert x.to("cpu") is x
         assert x.cpu() is x
+        assert x.to(T.float32, False, True) is not x  # (the flags non_blocking, copy: given positionally)
+        assert x.to("cpu", T.float32, False, True) is not x
         assert x.float() is x
         assert x.to(T.float32, copy=True) is not x
 
@@ -296,6 +365,10 @@ ARITH = cases(
     ("int-floordiv", lambda T: T.tensor(I) // 2),
     ("int-floordiv-negative", lambda T: T.tensor([-7, 7]) // T.tensor([2, -2])),
     ("int-remainder", lambda T: T.tensor([-7, 7]) % 3),
+    # round(decimals=): in float32 for float16 (1000.5 * 100 would overflow); 10**d divides when d < 0
+    ("round-decimals-float16", lambda T: T.tensor([1000.5, 0.125, -2.675], dtype=T.float16).round(decimals=2)),
+    ("round-negative-decimals", lambda T: T.tensor([1234.5, -1250.0, 15.0]).round(decimals=-2)),
+    ("round-decimals-zero-node", lambda T: T.round(T.tensor([1.5, 2.5], requires_grad=True), decimals=0)),
     ("float-remainder", lambda T: T.tensor([-7.0, 7.5]) % 3),
     ("int-pow", lambda T: T.tensor(I) ** 2),
     ("int-rpow", lambda T: 2 ** T.tensor([1, 2, 3])),
@@ -310,6 +383,19 @@ ARITH = cases(
 @pytest.mark.parametrize("fn", ARITH)
 def test_arithmetic(torch_oracle, fn):
     check_both(fn, torch_oracle)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_remainder_zero_is_signed_like_the_dividend(torch_oracle, dtype):
+    """PyTorch's float ``%`` is ``fmod`` moved by the divisor: ``9. % -3`` is ``0.``, ``-9. % 3``
+    is ``-0.`` (NumPy's ``%`` signs a zero like the divisor)."""
+    a = np.array([9.0, -9.0, 0.0, -0.0, 5.0, -7.0, 7.5, -7.5, 1e-20], dtype=np.float32)
+    for b in (3.0, -3.0):
+        got = lt.tensor(a).to(getattr(lt, dtype)) % b
+        want = torch_oracle.tensor(a).to(getattr(torch_oracle, dtype)) % b
+        np.testing.assert_array_equal(to_numpy(got.float()), want.float().numpy())
+        np.testing.assert_array_equal(np.signbit(to_numpy(got.float())), np.signbit(want.float().numpy()))
+        assert str(got) == str(want)
 
 
 def test_elementwise_star_is_not_dot(torch_oracle):
@@ -373,6 +459,18 @@ def test_clamp_without_bounds_raises(torch_oracle):
     raises_both(lambda T: T.clamp(T.tensor(A)), torch_oracle, "At least one of 'min' or 'max' must not be None")
 
 
+@pytest.mark.parametrize("fn, match", [
+    pytest.param(lambda T: T.clamp(T.tensor(A), min=T.tensor([1.0, 2.0])), "must match the size of tensor",
+                 id="clamp-bound-does-not-broadcast"),
+    pytest.param(lambda T: T.clamp(T.tensor(A), "a"), "clamp\\(\\) received an invalid combination of arguments",
+                 id="clamp-string-bound"),
+    pytest.param(lambda T: T.where(T.tensor(A) > 0, "a", 1), "where\\(\\) received an invalid combination",
+                 id="where-string-value"),
+])
+def test_clamp_and_where_argument_errors(torch_oracle, fn, match):
+    raises_both(fn, torch_oracle, match)
+
+
 # ============================================================================ comparisons and logic
 COMPARE = cases(
     ("gt-scalar", lambda T: T.tensor(A) > 0),
@@ -407,6 +505,10 @@ def test_comparisons_and_logic(torch_oracle, fn):
 
 
 LOGIC_ERRORS = [
+    pytest.param(lambda T: T.tensor([15, 7]).round(decimals=1), "\"round_cpu\" not implemented for 'Long'",
+                 id="round-decimals-int"),
+    pytest.param(lambda T: T.round(T.tensor([15, 7]), decimals=0), "\"round_vml_cpu\" not implemented for 'Long'",
+                 id="round-decimals-zero-int"),
     pytest.param(lambda T: T.tensor(A) & T.tensor(A), None, id="float-and"),
     pytest.param(lambda T: ~T.tensor(A), None, id="float-invert"),
     pytest.param(lambda T: -T.tensor([True, False]), "Negation, the `-` operator, on a bool tensor is not supported",
@@ -766,6 +868,12 @@ INDEX_ERRORS = [
     pytest.param(lambda T: T.tensor(X)[T.tensor(1.0)],
                  "tensors used as indices must be long, int, byte or bool tensors", id="float-0dim-index"),
     pytest.param(lambda T: T.tensor(X)[1.5], None, id="float-index"),
+    pytest.param(lambda T: T.tensor(X)[T.tensor([0, 1], dtype=T.int8)],
+                 "tensors used as indices must be long, int, byte or bool tensors", id="int8-index-tensor"),
+    pytest.param(lambda T: T.tensor(X)[:, T.tensor([1], dtype=T.int16)],
+                 "tensors used as indices must be long, int, byte or bool tensors", id="int16-index-tensor"),
+    pytest.param(lambda T: T.tensor(X).index_put((T.tensor([0], dtype=T.int8),), T.tensor(1.0)),
+                 "tensors used as indices must be long, int, byte or bool tensors", id="index_put-int8"),
     pytest.param(lambda T: T.tensor(X)[T.tensor([True, False])], None, id="mask-wrong-length"),
     pytest.param(lambda T: T.tensor(X)[::-1], "step must be greater than zero", id="negative-step"),
     pytest.param(lambda T: T.tensor(V)[0][0], None, id="index-0dim"),
@@ -839,7 +947,38 @@ SETITEM_ERRORS = [
     pytest.param(_assign((slice(None), 9), 1.0), "index 9 is out of bounds for dimension 1 with size 4",
                  id="column-out-of-range"),
     pytest.param(_assign(0, lambda T: T.ones(3)), "The expanded size of the tensor", id="shape-mismatch"),
+    pytest.param(_assign(0, 2 ** 63), "Overflow when unpacking long long", id="int-beyond-int64"),
 ]
+
+
+def _assign_int(dtype, key, value):
+    def run(T):
+        x = T.zeros(3, dtype=getattr(T, dtype))
+        x[key(T) if callable(key) else key] = value
+        return x
+    return run
+
+
+SETITEM_INTEGER_SCALARS = [  # a Python number into an integer tensor: PyTorch checks its range
+    pytest.param(_assign_int("uint8", 0, -1), None, id="uint8-minus-one-wraps"),
+    pytest.param(_assign_int("uint8", lambda T: T.tensor([True, False, True]), -1), None, id="uint8-mask-wraps"),
+    pytest.param(_assign_int("int8", 1, -129.0), "without overflow", id="int8-below"),
+    pytest.param(_assign_int("uint8", 0, 300), "uint8_t without overflow", id="uint8-above"),
+    pytest.param(_assign_int("int32", 0, 2 ** 40), "without overflow", id="int32-above"),
+    pytest.param(_assign_int("int64", 0, float("nan")), "int64_t without overflow", id="int64-nan"),
+    pytest.param(_assign_int("int64", lambda T: T.tensor([True, False, True]), float("inf")),
+                 "int64_t without overflow", id="int64-mask-inf"),
+    pytest.param(_assign_int("int32", 0, 2.5), None, id="int32-float-truncates"),
+    pytest.param(_assign_int("bool", 0, float("nan")), None, id="bool-nan-is-true"),
+]
+
+
+@pytest.mark.parametrize("fn, match", SETITEM_INTEGER_SCALARS)
+def test_setitem_integer_scalars(torch_oracle, fn, match):
+    if match is None:
+        check_both(fn, torch_oracle)
+    else:
+        raises_both(fn, torch_oracle, match)
 
 
 @pytest.mark.parametrize("fn, match", SETITEM_ERRORS)
@@ -901,6 +1040,17 @@ GATHER_ERRORS = [
                  id="index_select-float"),
     pytest.param(lambda T: T.tensor(X).masked_fill(T.tensor(X) > 0 * 1.0, 1.0).masked_fill(T.ones(3, 4), 0.0),
                  "only supports boolean masks", id="masked_fill-float-mask"),
+    # scatter's index may not be larger than self (but along dim) nor than src (anywhere)
+    pytest.param(lambda T: T.zeros(2, 4).scatter(1, T.tensor([[0, 1, 2, 3, 0]]), T.ones(2, 3)),
+                 r"Expected index \[1, 5\] to be no larger than self \[2, 4\] apart from dimension 1 and to be no "
+                 r"larger size than src \[2, 3\]", id="scatter-index-beyond-src"),
+    pytest.param(lambda T: T.zeros(2, 4).scatter(1, T.tensor([[0], [1], [2]]), 1.0),
+                 r"Expected index \[3, 1\] to be no larger than self \[2, 4\] apart from dimension 1$",
+                 id="scatter-value-index-beyond-self"),
+    pytest.param(lambda T: T.zeros(2, 4).scatter_add(0, T.tensor([[0, 1, 0, 1]]), T.ones(1, 3)),
+                 "no larger size than src", id="scatter_add-index-beyond-src"),
+    pytest.param(lambda T: T.zeros(2, 4).scatter_reduce(1, T.tensor([[0], [0], [0]]), T.ones(3, 1), "sum"),
+                 "to be no larger than self", id="scatter_reduce-index-beyond-self"),
 ]
 
 
@@ -1068,6 +1218,16 @@ CONVERT_ERRORS = [
     pytest.param(lambda T: [1, 2][T.tensor(1.0)], None, id="index-float-tensor"),
     pytest.param(lambda T: T.device("gpu"), None, id="device-bad-string"),
     pytest.param(lambda T: T.device("cuda:-1"), None, id="device-negative"),
+    # ``to``'s three forms: (dtype, flags), (device, dtype, flags), (tensor, flags)
+    pytest.param(lambda T: T.ones(2).to(T.float64, "cpu"), "invalid combination of arguments", id="to-dtype-device"),
+    pytest.param(lambda T: T.ones(2).to(T.float64, T.float32), "invalid combination", id="to-two-dtypes"),
+    pytest.param(lambda T: T.ones(2).to(T.ones(1), T.int64), "invalid combination", id="to-tensor-dtype"),
+    pytest.param(lambda T: T.ones(2).to(T.int8, device="cpu"), "invalid combination", id="to-dtype-device-kw"),
+    pytest.param(lambda T: T.ones(2).to("cpu", device="cpu"), "invalid combination", id="to-device-twice"),
+    pytest.param(lambda T: T.ones(2).to("cpu", False), "invalid combination", id="to-device-flag"),
+    pytest.param(lambda T: T.ones(2).type(float), "invalid type: 'float'", id="type-python-float"),
+    pytest.param(lambda T: T.ones(2).type(np.int32), "invalid type: 'numpy.int32'", id="type-numpy-type"),
+    pytest.param(lambda T: T.ones(2).type(3), "dtype must be a type, str, or dtype object", id="type-number"),
 ]
 
 

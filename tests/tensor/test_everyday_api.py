@@ -97,7 +97,8 @@ SAME = {
                               T.result_type(t(T, A), T.tensor(1., dtype=T.float64))),
     "can_cast": lambda T: (T.can_cast(T.float32, T.int32), T.can_cast(T.int64, T.float32),
                            T.can_cast(T.float64, T.float16), T.can_cast(T.bool, T.uint8),
-                           T.can_cast(T.int32, T.bool)),
+                           T.can_cast(T.int32, T.bool), T.can_cast(float, T.int64), T.can_cast(T.float32, float),
+                           T.can_cast(bool, int), T.promote_types(T.float16, float), T.promote_types(int, T.uint8)),
     "half": lambda T: (t(T, A).half() + 1, T.ones(3).half().sum()),
     "item_tolist": lambda T: (t(T, I)[0, 0].item(), t(T, BOOL).tolist(), T.tensor(1.5).half().item()),
     # products and statistics

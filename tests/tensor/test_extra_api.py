@@ -48,6 +48,16 @@ def test_finfo_iinfo(torch_oracle: Any) -> None:
     raises_both(lambda T: T.iinfo(T.float32), torch_oracle, match="integer")
 
 
+def test_finfo_iinfo_compare_by_dtype(torch_oracle: Any) -> None:
+    """Two calls give two objects, equal when about the same dtype (and unhashable), as in PyTorch."""
+    def compare(T: Any) -> tuple:
+        return (T.finfo(T.float32) == T.finfo(T.float32), T.finfo() == T.finfo(T.float32),
+                T.finfo(T.float16) == T.finfo(T.bfloat16), T.finfo(T.float32) != T.finfo(T.float32),
+                T.iinfo(T.int8) == T.iinfo(T.int8), T.iinfo(T.int8) == T.iinfo(T.uint8), T.finfo(T.float32) == 1)
+    assert compare(lt) == compare(torch_oracle)
+    raises_both(lambda T: hash(T.finfo(T.float32)), torch_oracle, match="unhashable")
+
+
 @pytest.mark.parametrize("norm_type", [2.0, 1.0, float("inf")])
 def test_clip_grad_norm(torch_oracle: Any, norm_type: float) -> None:
     def clip(T: Any) -> tuple:

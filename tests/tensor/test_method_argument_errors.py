@@ -76,6 +76,7 @@ WRONG = [
     "x.quantile(0.5, x)", "x.nanquantile(x, x)", "x.scatter_(x, x)", "x.is_pinned(2.5)", "x.is_pinned(x)",
     "x.is_pinned(-1)", "x.pin_memory(2.5)", "x.pin_memory(x)", "x.to_dense(1)", "x.to_dense(x)", "x.copy_(x, x)",
     "x.copy_(x, 1)", "x.resize_()", "x.resize_(-1)", "x.bitwise_not()", "x.bitwise_not_()", "~x",
+    "x.copy_(v)", "s.copy_(v)", "x[:1].copy_(x)",
 ]
 
 
@@ -96,7 +97,7 @@ RIGHT = [
     "x.to(torch.float64)", "x.unflatten(1, (2, 2))", "x.fill_diagonal_(s)", "x.fill_diagonal_(2.5, True)",
     "x.is_pinned('cpu')", "x.to_dense(torch.float64)", "x.tril_(1)", "i.bitwise_not_()", "~b", "x.polygamma(1)",
     "x.mean(0)", "x.resize_(2, 6)", "x.unsqueeze_(0)", "x.transpose_(0, 1)", "x.mvlgamma_(1)", "x.cummax(0)",
-    "x.kthvalue(1, 0)", "x.topk(2)", "x.std(1)", "i.argmax(1)",
+    "x.kthvalue(1, 0)", "x.topk(2)", "x.std(1)", "i.argmax(1)", "x.copy_(x[:1].clone())", "x.copy_(s)",
 ]
 
 

@@ -194,6 +194,13 @@ def test_index_select_index_add_errors(torch_oracle):
         raises_both(lambda T: T.zeros(2).index_add(0, T.tensor(idx), T.ones(1)), torch_oracle,
                     match="index out of range in self")
     raises_both(lambda T: T.index_select(T.tensor([]), 0, T.tensor([0])), torch_oracle, match="out of range")
+    # along dim 1 PyTorch's CPU kernel raises its own RuntimeError; along dims 0 and 2, the IndexError
+    raises_both(lambda T: T.zeros(5, 3).index_select(1, T.tensor([0, -1])), torch_oracle,
+                match="INDICES element is out of DATA bounds, id=-1 axis_dim=3")
+    raises_both(lambda T: T.zeros(1, 2, 2).index_select(-2, T.tensor([2, 0, 1])), torch_oracle,
+                match="INDICES element is out of DATA bounds, id=2 axis_dim=2")
+    raises_both(lambda T: T.zeros(2, 5, 3).index_select(2, T.tensor([3])), torch_oracle,
+                match="index out of range in self")
     raises_both(lambda T: T.zeros(2).index_add(0, T.tensor([0]), T.ones(2)), torch_oracle, match="Number of indices")
     raises_both(lambda T: T.zeros(2).index_add(0, T.tensor([0]), T.ones(1, dtype=T.float64)), torch_oracle,
                 match="same scalar type")
