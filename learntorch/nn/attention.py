@@ -198,6 +198,9 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
     if head_dim * num_heads != embed_dim:
         raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
     if use_separate_proj_weight:
+        if key.shape[:2] != value.shape[:2]:  # (their embedding sizes, kdim and vdim, may differ)
+            raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match value's "
+                                 f"{value.shape[:2]}")
         if q_proj_weight is None or k_proj_weight is None or v_proj_weight is None:
             raise AssertionError("use_separate_proj_weight is True but q_proj_weight, k_proj_weight or "
                                  "v_proj_weight is None")
@@ -207,7 +210,7 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
         if in_proj_weight is None:
             raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
         if key.shape != value.shape:
-            raise AssertionError(f"key shape {tuple(key.shape)} does not match value shape {tuple(value.shape)}")
+            raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
         q, k, v = _in_projection(query, key, value, in_proj_weight, in_proj_bias, embed_dim)
 
     if attn_mask is not None:
@@ -246,9 +249,11 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
     src_len = k.size(1)
 
     if key_padding_mask is not None:
-        if tuple(key_padding_mask.shape) != (bsz, src_len):
-            raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
-                                 f"{tuple(key_padding_mask.shape)}")
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got {key_padding_mask.shape[0]}")
+        if key_padding_mask.shape[1] != src_len:
+            raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                                 f"{key_padding_mask.shape[1]}")
         kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1)
         kpm = kpm.reshape(bsz * num_heads, 1, src_len)
         attn_mask = kpm if attn_mask is None else attn_mask + kpm

@@ -20,6 +20,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     (``bernoulli_(1 - p)``), so ``manual_seed`` gives the same mask in both."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not isinstance(input, Tensor):  # (in evaluation nothing else would notice: input comes back as it is)
+        raise TypeError(f"dropout(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     try:
         off = not training
     except RuntimeError:  # (a tensor of many numbers: PyTorch's parser, not Python, reads this flag)

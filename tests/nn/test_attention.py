@@ -7,6 +7,8 @@ fused kernel draws its own random numbers), so it is tested by its statistics.
 """
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 import numpy as np
@@ -225,6 +227,15 @@ def test_mha_errors(torch_oracle: Any) -> None:
                 match="The shape of the 2D attn_mask")
     raises_both(lambda T: T.nn.MultiheadAttention(E, 2)(T.ones(L, N, 6), T.ones(S, N, 6), T.ones(S, N, 6)),
                 torch_oracle, match="was expecting embedding dimension of 8")
+    mha = lambda T, **kw: T.nn.MultiheadAttention(E, 2, **kw)  # noqa: E731
+    raises_both(lambda T: mha(T)(T.ones(L, N, E), T.ones(S, N, E), T.ones(S + 1, N, E)), torch_oracle,
+                match=re.escape(f"key shape torch.Size([{S}, {N}, {E}]) does not match value shape"))
+    raises_both(lambda T: mha(T, kdim=3, vdim=5)(T.ones(L, N, E), T.ones(S, N, 3), T.ones(S + 1, N, 5)),
+                torch_oracle, match=re.escape(f"key's sequence and batch dims torch.Size([{S}, {N}]) do not match"))
+    for kpm_shape, which in [((N + 1, S), 0), ((N, S + 1), 1)]:
+        raises_both(lambda T: mha(T)(T.ones(L, N, E), T.ones(S, N, E), T.ones(S, N, E),
+                                     key_padding_mask=T.zeros(kpm_shape, dtype=T.bool)), torch_oracle,
+                    match=re.escape(f"Expected key_padded_mask.shape[{which}] to be"))
 
 
 def test_mha_dropout_in_training_changes_weights(torch_oracle: Any) -> None:
@@ -270,3 +281,42 @@ def test_mha_mismatched_mask_types_warn(torch_oracle: Any) -> None:
     raises_both(lambda T: T.nn.MultiheadAttention(E, 2)(T.ones(L, N, E), T.ones(S, N, E), T.ones(S, N, E),
                                                         key_padding_mask=T.zeros(N, S, dtype=T.int64)),
                 torch_oracle, match="only bool and floating types of key_padding_mask are supported")
+
+
+_DEAD_KPM = np.array([[True] * 3, [False, False, True], [False] * 3])  # batch element 0: every key hidden
+_DEAD_MASK = np.array([[True] * 3, [False, True, False], [False] * 3])  # query 0: every key hidden
+
+
+@pytest.mark.parametrize("ctor", [dict(num_heads=2, batch_first=True), dict(num_heads=1, batch_first=True),
+                                  dict(num_heads=2), dict(num_heads=2, batch_first=True, bias=False)],
+                         ids=["fast", "odd_heads", "seq_first", "no_bias"])
+@pytest.mark.parametrize("masks", [dict(key_padding_mask=_DEAD_KPM), dict(attn_mask=_DEAD_MASK),
+                                   dict(key_padding_mask=np.where(_DEAD_KPM, -np.inf, 0).astype(np.float32))],
+                         ids=["kpm", "attn_mask", "float_kpm"])
+@pytest.mark.parametrize("grad", [False, True])
+def test_mha_fully_masked_queries_in_eval(torch_oracle: Any, ctor: dict, masks: dict, grad: bool) -> None:
+    """PyTorch's inference fast path (self-attention, eval, no autograd, batch first, even heads,
+    biases, boolean masks) gives nan where every key is hidden; its ordinary path, with
+    ``need_weights=False``, gives 0 there.  learntorch takes the same branch."""
+    x = _r(3, 3, 4)
+
+    def run(T: Any) -> Any:
+        T.manual_seed(0)
+        m = T.nn.MultiheadAttention(4, **ctor).eval()
+        xt = T.tensor(x)
+        with T.set_grad_enabled(grad):
+            return m(xt, xt, xt, need_weights=False, **{k: T.tensor(v) for k, v in masks.items()})[0]
+    assert_same(run(lt), run(torch_oracle), rtol=1e-4, atol=1e-5, check_grad_fn=False, check_requires_grad=False)
+
+
+def test_mha_fastpath_switch(torch_oracle: Any) -> None:
+    assert lt.backends.mha.get_fastpath_enabled() is torch_oracle.backends.mha.get_fastpath_enabled() is True
+    x = lt.tensor(_r(3, 3, 4))
+    m = lt.nn.MultiheadAttention(4, 2, batch_first=True).eval()
+    with lt.no_grad():
+        assert bool(m(x, x, x, need_weights=False, key_padding_mask=lt.tensor(_DEAD_KPM))[0].isnan().any())
+        lt.backends.mha.set_fastpath_enabled(False)
+        try:
+            assert not bool(m(x, x, x, need_weights=False, key_padding_mask=lt.tensor(_DEAD_KPM))[0].isnan().any())
+        finally:
+            lt.backends.mha.set_fastpath_enabled(True)

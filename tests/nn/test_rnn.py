@@ -279,6 +279,31 @@ def test_pack_sequence_and_unpack(torch_oracle):
                 tuple(_utils(torch_oracle).pack_sequence([torch_oracle.tensor(a) for a in sorted_arrays])))
 
 
+@pytest.mark.parametrize("make, kwargs", [
+    (lambda T: [T.tensor([1, 2]), T.tensor([1.5])], {}),  # the first sequence's dtype: 1.5 is cast to 1
+    (lambda T: [T.tensor([1.5]), T.tensor([1, 2])], {"batch_first": True}),
+    (lambda T: [T.ones(2, 3), T.full((1, 1), 2.0)], {"padding_side": "left"}),  # broadcast into (., 3)
+    (lambda T: [T.tensor([True, False]), T.tensor([True])], {}),
+    (lambda T: [T.tensor([1, 2]), T.tensor([3])], {"padding_value": 0.7}),
+    (lambda T: T.arange(6.0).reshape(3, 2), {"batch_first": True}),  # a tensor: its rows
+    (lambda T: [T.tensor([1.0, 2.0], requires_grad=True), T.tensor([3.0])], {}),  # grad_fn CopySlices
+])
+def test_pad_sequence_takes_dtype_and_shape_from_the_first(torch_oracle, make, kwargs):
+    expected = _utils(torch_oracle).pad_sequence(make(torch_oracle), **kwargs)
+    assert_same(lt_rnn.pad_sequence(make(lt), **kwargs), expected)
+
+
+@pytest.mark.parametrize("case, match", [
+    (lambda T: T.nn.utils.rnn.pad_sequence([T.ones(2, 3), T.ones(1, 4)]), "must match the size of tensor b"),
+    (lambda T: T.nn.utils.rnn.pad_sequence([T.ones(2, 1), T.ones(1, 3)]), "doesn't match the broadcast shape"),
+    (lambda T: T.nn.utils.rnn.pad_sequence([T.ones(2)], padding_side="middle"), "one of left or right"),
+    (lambda T: T.nn.utils.rnn.pad_sequence([T.tensor(1.0)]), "invalid slice"),
+    (lambda T: T.nn.utils.rnn.pad_sequence([]), "received an empty list of sequences"),
+])
+def test_pad_sequence_errors(torch_oracle, case, match):
+    raises_both(case, torch_oracle, match=match)
+
+
 def test_pad_packed_defaults_and_lengths_dtype(torch_oracle):
     def run(T):
         x = T.arange(12.0).reshape(4, 3, 1)
@@ -383,6 +408,23 @@ def test_gru_packed_on_cuda_equals_cpu(any_cuda):
     (lambda T: T.nn.GRU(3, 0), "hidden_size must be greater than zero"),
     (lambda T: T.nn.GRU(3, 4, num_layers=0), "num_layers must be greater than zero"),
     (lambda T: T.nn.GRUCell(3, 4)(T.zeros(1, 2, 3)), "GRUCell: Expected input to be 1D or 2D, got 3D instead"),
+    (lambda T: T.nn.GRU(3, 4)(T.zeros(5, 2, 3), T.zeros(1, 2, 4, dtype=T.float64)),
+     "mat1 and mat2 must have the same dtype, but got Double and Float"),
+    (lambda T: T.nn.RNN(3, 4, 2, bidirectional=True)(T.zeros(5, 2, 3), T.zeros(4, 2, 4, dtype=T.float16)),
+     "mat1 and mat2 must have the same dtype"),
+    (lambda T: T.nn.LSTM(3, 4)(T.zeros(5, 2, 3), (T.zeros(1, 2, 4), T.zeros(1, 2, 4), T.zeros(1, 2, 4))),
+     "lstm expects two hidden states"),
+    (lambda T: T.nn.LSTM(3, 4)(T.zeros(0, 2, 3)), "Expected sequence length to be larger than 0 in RNN"),
+    (lambda T: T.nn.GRU(3, 4, batch_first=True)(T.zeros(2, 0, 3)), "Expected sequence length to be larger than 0"),
+    (lambda T: T.nn.RNNCell(3, 4)(T.zeros(2, 5)), "input has inconsistent input_size: got 5 expected 3"),
+    (lambda T: T.nn.LSTMCell(3, 4)(T.zeros(5)), "input has inconsistent input_size: got 5 expected 3"),
+    (lambda T: T.nn.GRUCell(3, 4)(T.zeros(2, 3), T.zeros(3, 4)),
+     "Input batch size 2 doesn't match hidden0 batch size 3"),
+    (lambda T: T.nn.RNNCell(3, 4)(T.zeros(3), T.zeros(5)), "hidden0 has inconsistent hidden_size: got 5, expected 4"),
+    (lambda T: T.nn.LSTMCell(3, 4)(T.zeros(2, 3), (T.zeros(2, 4), T.zeros(3, 4))),
+     "Input batch size 2 doesn't match hidden1 batch size 3"),
+    (lambda T: T.nn.LSTMCell(3, 4)(T.zeros(2, 3), (T.zeros(2, 4),)), "lstm_cell expects two hidden states"),
+    (lambda T: T.nn.LSTMCell(3, 4)(T.zeros(2, 3), T.zeros(2, 4)), "argument 'hx' .* must be tuple of Tensors"),
 ])
 def test_layer_errors(torch_oracle, case, match):
     raises_both(case, torch_oracle, match=match)

@@ -239,3 +239,38 @@ def test_encoder_eval_no_grad_zeroes_padded_positions(torch_oracle: Any, kpm: np
     assert_same(out_l, out_t, rtol=1e-4, atol=2e-5, check_grad_fn=False)
     # with autograd (or in training mode, or with a mask as well) both take the ordinary path
     _compare(torch, lm, tm, (x,), {"src_key_padding_mask": SRC_KPM})
+
+
+_DEAD_KPM = np.array([[True] * 4, [False, False, True, True], [False] * 4, [False] * 3 + [True]])  # 0: all padding
+
+
+@pytest.mark.parametrize("make", [
+    lambda T: T.nn.TransformerEncoderLayer(4, 2, 8, 0.0, batch_first=True),
+    lambda T: T.nn.TransformerEncoderLayer(4, 2, 8, 0.0, batch_first=True, norm_first=True),
+    lambda T: T.nn.TransformerEncoderLayer(4, 2, 8, 0.0),  # not batch first: the ordinary path, zeros
+    lambda T: T.nn.TransformerEncoder(T.nn.TransformerEncoderLayer(4, 2, 8, 0.0, batch_first=True), 2,
+                                      enable_nested_tensor=False),
+    lambda T: T.nn.TransformerEncoder(T.nn.TransformerEncoderLayer(4, 2, 8, 0.0, batch_first=True), 2),
+], ids=["layer", "norm_first", "seq_first", "stack", "stack_nested"])
+def test_fully_padded_sequence_in_eval(torch_oracle: Any, make: Any) -> None:
+    """In evaluation without autograd PyTorch's fused encoder layer gives nan for a sequence that
+    is all padding (its ordinary path 0, the nested-tensor stack 0 then the norm); learntorch too."""
+    lm, tm = _build(torch_oracle, make)
+    x = _r(4, 4, 4)  # (square: batch first or not, the mask fits)
+    with lt.no_grad():
+        out_l = lm(lt.tensor(x), src_key_padding_mask=lt.tensor(_DEAD_KPM))
+    with torch_oracle.no_grad():
+        out_t = tm(torch_oracle.tensor(x), src_key_padding_mask=torch_oracle.tensor(_DEAD_KPM))
+    assert_same(out_l, out_t, rtol=1e-4, atol=2e-5, check_grad_fn=False)
+
+
+def test_nested_tensor_path_warns_once_as_pytorch(torch_oracle: Any) -> None:
+    import warnings as _w
+    kpm = np.array([[False, True, True, True], [False] * 4])
+    for T in (lt, torch_oracle):
+        enc = T.nn.TransformerEncoder(T.nn.TransformerEncoderLayer(4, 2, 8, 0.0, batch_first=True), 1).eval()
+        with _w.catch_warnings(record=True) as caught, T.no_grad():
+            _w.simplefilter("always")
+            enc(T.tensor(_r(2, 4, 4)), src_key_padding_mask=T.tensor(kpm))
+        # (once per process, as PyTorch's C++ TORCH_WARN_ONCE: another test may have seen it first)
+        assert all("nested tensors is in prototype stage" in str(w.message) for w in caught), T.__name__

@@ -73,3 +73,8 @@ from .conv_lazy import (LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d,
 
 __all__ += ["Conv3d", "ConvTranspose3d", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
             "LazyConvTranspose2d", "LazyConvTranspose3d"]
+
+# a softmax over a large vocabulary, by frequency clusters
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: E402
+
+__all__ += ["AdaptiveLogSoftmaxWithLoss"]

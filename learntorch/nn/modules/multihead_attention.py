@@ -15,12 +15,20 @@ Initialisation follows PyTorch step by step (``out_proj`` first, as a Linear; th
 for ``bias_k``/``bias_v``), so the same seed gives the same weights.
 
 The maths is in ``nn/attention.py``; boolean masks here mean ``True`` = masked out.
+
+PyTorch runs self-attention in evaluation without autograd on a fused kernel (its "fast path",
+conditions in :meth:`MultiheadAttention._takes_fast_path`).  The values are the ordinary path's,
+but for one case: a query that every key is hidden from (a fully padded sequence, a mask row of
+``True``) gets nan there, where the ordinary path with ``need_weights=False`` (scaled dot-product
+attention) gives 0.  learntorch keeps that: on PyTorch's fast path the explicit softmax is used.
 """
 from __future__ import annotations
 
 from typing import Any, Optional
 
-from ... import creation
+from ... import backends, creation
+from ...amp import is_autocast_enabled
+from ...autograd.grad_mode import is_grad_enabled
 from ...tensor import Tensor
 from .. import attention, init
 from ..parameter import Parameter
@@ -104,6 +112,9 @@ class MultiheadAttention(Module):
         ``attn_mask`` ``(L, S)`` or ``(N·num_heads, L, S)`` hides pairs (boolean ``True`` = hidden,
         or float, added); ``is_causal`` is a hint that ``attn_mask`` is the causal mask."""
         is_batched = query.dim() == 3
+        if not need_weights and self._takes_fast_path(query, key, value, key_padding_mask, attn_mask):
+            return self.forward(query, key, value, key_padding_mask, True, attn_mask, average_attn_weights,
+                                is_causal)[0], None
         if self.batch_first and is_batched:
             query, key, value = (x.transpose(1, 0) for x in (query, key, value))
         args = dict(training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
@@ -122,6 +133,24 @@ class MultiheadAttention(Module):
         if self.batch_first and is_batched:
             return out.transpose(1, 0), weights
         return out, weights
+
+    def _takes_fast_path(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Optional[Tensor],
+                         attn_mask: Optional[Tensor]) -> bool:
+        """Whether PyTorch's ``forward`` would call its fused kernel (``_native_multi_head_attention``):
+        batched self-attention (one tensor for query, key and value) in evaluation, batch first, an
+        even number of heads, biases and none of the extras, no float mask, no autocast, and no
+        autograd (grad mode off, or nothing requiring grad)."""
+        if (self.training or query.dim() != 3 or query is not key or key is not value or not self.batch_first
+                or self.num_heads % 2 or self.bias_k is not None or self.bias_v is not None or self.add_zero_attn
+                or not self._qkv_same_embed_dim or self.in_proj_bias is None
+                or not backends.mha.get_fastpath_enabled() or is_autocast_enabled()):
+            return False
+        if any(m is not None and m.is_floating_point() for m in (attn_mask, key_padding_mask)):
+            return False
+        if query.dtype != self.in_proj_weight.dtype or query.dtype != self.in_proj_bias.dtype:
+            return False
+        params = (query, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight, self.out_proj.bias)
+        return not (is_grad_enabled() and any(t is not None and t.requires_grad for t in params))
 
     def extra_repr(self) -> str:  # PyTorch prints only the out_proj child
         return ""

@@ -384,6 +384,22 @@ class RNNBase(Module):
             x = y.reshape(-1, y.shape[-1]) if padded else y  # the next layer reads 2-D rows (a view)
         return y, finals
 
+    @staticmethod
+    def _check_run_args(x2d: Tensor, sizes: list, hx: Any, is_lstm: bool) -> None:
+        """The checks of PyTorch's C++ kernels, after the Python ones of ``check_forward_args``: two
+        states for an LSTM, at least one time step, and states of the input's dtype (a float64
+        ``h_0`` for a float32 model is an error there, not a silent float64 result)."""
+        if is_lstm and len(hx) != 2:
+            raise RuntimeError("lstm expects two hidden states")
+        if not sizes:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
+        for state in (hx if is_lstm else (hx,)):
+            if state.dtype != x2d.dtype:
+                names = dtypes.SCALAR_NAMES
+                raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                                   f"{names.get(state.dtype.name, state.dtype.name)} and "
+                                   f"{names.get(x2d.dtype.name, x2d.dtype.name)}")
+
     def _join_steps(self, steps: list, padded: bool) -> Tensor:
         """One direction's outputs, one per time step, as one tensor (see :meth:`_run`)."""
         if not padded:
@@ -444,6 +460,7 @@ class RNNBase(Module):
             steps, batch = x.shape[0], x.shape[1]
             x2d = x.reshape(steps * batch, x.shape[2])
             sizes = [batch] * steps
+        self._check_run_args(x2d, sizes, hx, is_lstm)
         states = list(zip(hx[0].unbind(0), hx[1].unbind(0))) if is_lstm else [(h,) for h in hx.unbind(0)]
         weights = [{name.split("_l")[0]: getattr(self, name) for name in names} for names in self._all_weights]
         if autocast_state.ACTIVE[0]:  # PyTorch's CPU autocast runs LSTM and RNN layers in bfloat16, GRU as it is
@@ -596,7 +613,22 @@ class RNNCellBase(Module):
             hx = creation.zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
         elif not is_batched:
             hx = hx.unsqueeze(0)
+        self._check_step(input, (hx,))
         return input, hx, is_batched
+
+    def _check_step(self, input: Tensor, state: tuple) -> None:
+        """PyTorch's checks of one step's sizes (``input`` and each state already batched), so a
+        wrong input or hidden size is named as such instead of surfacing as a shape error of an
+        inner matrix product or broadcast."""
+        if input.size(1) != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.size(1)} expected {self.input_size}")
+        for index, hx in enumerate(state):
+            if input.size(0) != hx.size(0):
+                raise RuntimeError(f"Input batch size {input.size(0)} doesn't match hidden{index} batch size "
+                                   f"{hx.size(0)}")
+            if hx.size(1) != self.hidden_size:
+                raise RuntimeError(f"hidden{index} has inconsistent hidden_size: got {hx.size(1)}, expected "
+                                   f"{self.hidden_size}")
 
 
 class RNNCell(RNNCellBase):
@@ -650,5 +682,10 @@ class LSTMCell(RNNCellBase):
             hx = (zeros, zeros)
         elif not is_batched:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
+        elif isinstance(hx, Tensor):
+            raise TypeError("lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, not Tensor")
+        if len(hx) != 2:
+            raise RuntimeError("lstm_cell expects two hidden states")
+        self._check_step(input, tuple(hx))
         h, c = self._step("LSTMCell", input, tuple(hx))
         return (h, c) if is_batched else (h.squeeze(0), c.squeeze(0))

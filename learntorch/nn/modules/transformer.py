@@ -25,7 +25,7 @@ import copy
 from typing import Any, Callable, Optional, Union
 
 from ... import warn_always
-from ... import creation
+from ... import backends, creation
 from ...amp import is_autocast_enabled
 from ...autograd.grad_mode import is_grad_enabled
 from ...tensor import Tensor
@@ -112,18 +112,39 @@ class TransformerEncoderLayer(Module):
                                                         None if src_mask is None else src_mask.dtype, "src_mask",
                                                         src.dtype)
         src_mask = attention.canonical_mask(src_mask, "src_mask", target_type=src.dtype)
+        # On PyTorch's fused path a position that every key is hidden from gets nan; the explicit
+        # softmax (need_weights=True) gives the same, where scaled dot-product attention gives 0.
+        explicit = self._takes_fast_path(src)
         x = src
         if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal, explicit)
             x = x + self._ff_block(self.norm2(x))
         else:
-            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal, explicit))
             x = self.norm2(x + self._ff_block(x))
         return x
 
+    def _takes_fast_path(self, src: Tensor) -> bool:
+        """Whether PyTorch's ``forward`` would call its fused kernel (``_transformer_encoder_layer_fwd``):
+        batched input in evaluation, batch first, biases, relu or gelu, an even number of heads, equal
+        norm epsilons, no hooks, no autocast, and no autograd (grad mode off, or nothing requiring grad)."""
+        attn = self.self_attn
+        if (self.training or src.dim() != 3 or not attn.batch_first or attn.in_proj_bias is None
+                or not attn._qkv_same_embed_dim or not self.activation_relu_or_gelu or self.norm1.eps != self.norm2.eps
+                or attn.num_heads % 2 or not backends.mha.get_fastpath_enabled() or is_autocast_enabled()):
+            return False
+        if any(m.__dict__.get("_forward_hooks") or m.__dict__.get("_forward_pre_hooks") for m in self.modules()):
+            return False
+        if not is_grad_enabled():
+            return True
+        args = (src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias,
+                self.norm1.weight, self.norm1.bias, self.norm2.weight, self.norm2.bias,
+                self.linear1.weight, self.linear1.bias, self.linear2.weight, self.linear2.bias)
+        return not any(t is not None and t.requires_grad for t in args)
+
     def _sa_block(self, x: Tensor, attn_mask: Optional[Tensor], key_padding_mask: Optional[Tensor],
-                  is_causal: bool = False) -> Tensor:
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+                  is_causal: bool = False, explicit: bool = False) -> Tensor:
+        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=explicit,
                            is_causal=is_causal)[0]
         return self.dropout1(x)
 
@@ -217,6 +238,8 @@ class TransformerEncoder(Module):
         batch_first = first.self_attn.batch_first if isinstance(first, TransformerEncoderLayer) else False
         is_causal = _detect_is_causal_mask(mask, is_causal, _get_seq_len(src, batch_first))
         keep = self._nested_keep(src, mask, src_key_padding_mask)
+        if keep is not None:  # (PyTorch's C++ warns the first time it builds a nested tensor)
+            warn_always.warn_once(_NESTED_PROTOTYPE, UserWarning, stacklevel=3)
         output = src
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
@@ -245,6 +268,11 @@ class TransformerEncoder(Module):
         if is_grad_enabled() and any(x is not None and x.requires_grad for x in args):
             return None
         return keep
+
+
+_NESTED_PROTOTYPE = ("The PyTorch API of nested tensors is in prototype stage and will change in the near future. "
+                     "We recommend specifying layout=torch.jagged when constructing a nested tensor, as this layout "
+                     "receives active development, has better operator coverage, and works with torch.compile.")
 
 
 def _why_not_nested(encoder_layer: Module) -> str:
