@@ -26,7 +26,7 @@ from collections import defaultdict
 from typing import Any, Callable, Optional
 
 from . import warn_always
-from . import autocast_state, cuda, dtypes
+from . import autocast_state, cpu, cuda, dtypes
 from .tensor import Tensor
 from .dtype_bfloat16 import bfloat16
 from .creation import tensor
@@ -388,5 +388,23 @@ class _CudaAmp:
         return autocast("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
 
 
+class _CpuAmp:
+    """``torch.cpu.amp``: the deprecated CPU spellings (bfloat16 by default), with PyTorch's FutureWarnings."""
+
+    @staticmethod
+    def GradScaler(init_scale: float = 2.0 ** 16, growth_factor: float = 2.0, backoff_factor: float = 0.5,
+                   growth_interval: int = 2000, enabled: bool = True) -> GradScaler:
+        warn_always.warn("`torch.cpu.amp.GradScaler(args...)` is deprecated. Please use "
+                         "`torch.amp.GradScaler('cpu', args...)` instead.", FutureWarning, stacklevel=2)
+        return GradScaler("cpu", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
+
+    @staticmethod
+    def autocast(enabled: bool = True, dtype: dtypes.dtype = dtypes.bfloat16, cache_enabled: bool = True) -> autocast:
+        warn_always.warn("`torch.cpu.amp.autocast(args...)` is deprecated. Please use "
+                         "`torch.amp.autocast('cpu', args...)` instead.", FutureWarning, stacklevel=2)
+        return autocast("cpu", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+
 cuda.amp = _CudaAmp()  # type: ignore[attr-defined]
+cpu.amp = _CpuAmp()  # type: ignore[attr-defined]
 cuda.is_bf16_supported = lambda including_emulation=True: False  # type: ignore[attr-defined]  # no bfloat16 here

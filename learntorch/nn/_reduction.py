@@ -43,7 +43,9 @@ def _reduce_array(xp: Any, loss: Any, reduction: str) -> Any:
     if reduction == "none":
         return loss
     total = xp.sum(loss)
-    return total / loss.size if reduction == "mean" else total
+    if reduction == "sum":
+        return total
+    return total / loss.size if loss.size else total * xp.nan  # the mean of nothing: nan, without NumPy's warning
 
 
 def _scale_grad(grad: Tensor, reduction: str, numel: int) -> Tensor:

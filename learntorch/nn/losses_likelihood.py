@@ -48,7 +48,7 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     else:
         loss = input - target * (input + eps).log()
     if full:
-        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        stirling = target.xlogy(target) - target + 0.5 * (2 * math.pi * target).log()  # (xlogy: 0 at 0, no 0·-inf)
         loss = loss + stirling.masked_fill(target <= 1, 0)
     return _reduce(loss, reduction)
 

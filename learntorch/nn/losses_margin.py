@@ -63,7 +63,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     if input1.ndim != input2.ndim or input1.ndim != target.ndim:
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
-    return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
+    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)  # (ClampMinBackward0, as PyTorch's)
 
 
 def _integer(t: Tensor) -> bool:
@@ -129,7 +129,7 @@ def _triplet(distance: Callable[[Tensor, Tensor], Tensor], anchor: Tensor, posit
     dist_neg = distance(anchor, negative)
     if swap:
         dist_neg = pointwise.minimum(dist_neg, distance(positive, negative))
-    return _reduce((margin + dist_pos - dist_neg).clamp(min=0), reduction)
+    return _reduce((margin + dist_pos - dist_neg).clamp_min(0), reduction)
 
 
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,

@@ -361,7 +361,10 @@ def _addmm_backward_arrays(ctx, grad: Tensor, mat1: Tensor, mat2: Tensor) -> tup
     if ctx.needs_input_grad[0]:
         shape = ctx.input_shape
         if len(shape) == 1 and shape[0] == g.shape[1]:
-            g_in = new_result(xp.sum(g, axis=0), grad)
+            if grad._dtype in (dtypes.bfloat16, dtypes.float16):  # added up in float32, rounded once (as PyTorch)
+                g_in = new_result(xp.astype(xp.sum(g, axis=0, dtype=xp.float32), g.dtype), grad)
+            else:
+                g_in = new_result(xp.sum(g, axis=0), grad)
         else:
             g_in = sum_to(grad, shape)
     if ctx.needs_input_grad[1]:

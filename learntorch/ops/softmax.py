@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+import numpy as np
+
 from .. import warn_always
 from .. import dtypes
 from ..autograd import grad_mode
@@ -58,6 +60,20 @@ def _forward_along(ctx, x: Tensor, dim: int, kernel: Any) -> Tensor:
     return out
 
 
+_HALF = (dtypes.bfloat16, dtypes.float16)
+
+
+def _float32_arrays(*tensors: Tensor) -> tuple:
+    """bfloat16/float16 tensors' NumPy arrays in float32: PyTorch's CPU kernels compute the
+    backward of softmax in float32 (summing in bfloat16 would lose most bits) ..."""
+    return tuple(np.asarray(t._data, dtype=np.float32) for t in tensors)
+
+
+def _rounded_once(a: Any, like: Tensor) -> Tensor:
+    """... and round the result once, to the gradient's dtype."""
+    return new_result(a.astype(like._data.dtype), like)
+
+
 class Softmax(Function):
     """``exp(x) / Σ exp(x)`` along ``dim``; backward ``y·(g - Σ g·y)``."""
 
@@ -70,6 +86,9 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
         (y,) = ctx.saved_tensors
+        if y._dtype in _HALF and type(y._data) is np.ndarray and not grad_mode._state.enabled and y.ndim:
+            yf, g = _float32_arrays(y, grad)
+            return _rounded_once(yf * (g - (g * yf).sum(axis=ctx.dim, keepdims=True)), grad), None
         return y * (grad - _sum_keep(grad * y, ctx.dim)), None
 
 
@@ -86,6 +105,9 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
         (y,) = ctx.saved_tensors
+        if y._dtype in _HALF and type(y._data) is np.ndarray and not grad_mode._state.enabled and y.ndim:
+            yf, g = _float32_arrays(y, grad)
+            return _rounded_once(g - np.exp(yf) * g.sum(axis=ctx.dim, keepdims=True), grad), None
         if not grad_mode._state.enabled and y.ndim:  # plain backward: on the arrays, nothing to record
             xp = y._backend.xp
             g = grad._data

@@ -33,6 +33,12 @@ def _arrays(t: Tensor, *others: Tensor) -> Any:
     return (a,) + tuple(o._data for o in others)
 
 
+def _number(v: Any) -> Any:
+    """A coefficient for the array arithmetic: a 0-d tensor (a tensor ``lr`` makes the step size
+    one) as its Python number, which NumPy arrays multiply by; numbers as they are."""
+    return v.item() if isinstance(v, Tensor) else v
+
+
 def _changed(t: Tensor) -> Tensor:
     t._version_counter[0] += 1  # an in-place change, as any other
     return t
@@ -43,7 +49,7 @@ def addcmul_(t: Tensor, a: Tensor, b: Tensor, value: float = 1) -> Tensor:
     arrays = _arrays(t, a, b)
     if arrays is not None:
         ta, aa, ba = arrays
-        np.add(ta, aa * value * ba, out=ta)
+        np.add(ta, aa * _number(value) * ba, out=ta)
         return _changed(t)
     return t.add_(a.mul(value).mul(b))
 
@@ -54,7 +60,7 @@ def addcdiv_(t: Tensor, a: Tensor, b: Tensor, value: float = 1) -> Tensor:
     if arrays is not None:
         ta, aa, ba = arrays
         with np.errstate(divide="ignore", invalid="ignore"):
-            np.add(ta, aa * value / ba, out=ta)
+            np.add(ta, aa * _number(value) / ba, out=ta)
         return _changed(t)
     return t.add_(a.mul(value).div(b))
 
@@ -65,6 +71,7 @@ def lerp_(t: Tensor, end: Tensor, weight: float) -> Tensor:
     arrays = _arrays(t, end)
     if arrays is not None:
         ta, ea = arrays
+        weight = _number(weight)
         if weight < 0.5:
             np.add(ta, (ea - ta) * weight, out=ta)
         else:
@@ -82,7 +89,7 @@ def root_plus(v: Tensor, scale: float, eps: float) -> Tensor:
     arrays = _arrays(v)
     if arrays is not None:
         d = np.sqrt(arrays[0])
-        d /= scale
-        d += eps
+        d /= _number(scale)
+        d += _number(eps)
         return Tensor._make(d, v._device)
     return (v.sqrt() / scale).add_(eps)

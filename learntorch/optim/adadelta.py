@@ -18,14 +18,14 @@ from typing import Any, Iterable, Optional
 
 from .. import creation
 from . import _ops
-from .optimizer import Optimizer, _check, _how_options
+from .optimizer import Optimizer, _check, _one_element_lr, _how_options
 
 
 class Adadelta(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6,
                  weight_decay: float = 0, foreach: Optional[bool] = None, *, capturable: bool = False,
                  maximize: bool = False, differentiable: bool = False) -> None:
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= _one_element_lr(lr), f"Invalid learning rate: {lr}")
         _check(0.0 <= rho <= 1.0, f"Invalid rho value: {rho}")
         _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
         _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")

@@ -25,14 +25,14 @@ from typing import Any, Iterable, Optional
 from .. import creation
 from ..type_info import finfo
 from . import _ops
-from .optimizer import Optimizer, _check, _how_options
+from .optimizer import Optimizer, _check, _one_element_lr, _how_options
 
 
 class Adafactor(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, beta2_decay: float = -0.8,
                  eps: tuple[Optional[float], float] = (None, 1e-3), d: float = 1.0, weight_decay: float = 0.0, *,
                  foreach: Optional[bool] = None, maximize: bool = False) -> None:
-        _check(0.0 <= lr, f"Learning rate should be >= 0 but is: {lr}")
+        _check(0.0 <= _one_element_lr(lr), f"Learning rate should be >= 0 but is: {lr}")
         _check(0.0 >= beta2_decay, f"beta2_decay should be <= 0 but is: {beta2_decay}")
         _check(eps[0] is None or 0.0 <= eps[0], f"epsilon1 should be >= 0 but is: {eps[0]}")
         _check(0.0 <= eps[1], f"epsilon2 should be >= 0 but is: {eps[1]}")

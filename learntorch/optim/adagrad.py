@@ -16,14 +16,14 @@ from typing import Any, Iterable, Optional
 
 from .. import creation
 from . import _ops
-from .optimizer import Optimizer, _check, _how_options
+from .optimizer import Optimizer, _check, _one_element_lr, _how_options
 
 
 class Adagrad(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
                  initial_accumulator_value: float = 0, eps: float = 1e-10, *, maximize: bool = False,
                  foreach: Optional[bool] = None, differentiable: bool = False, fused: Optional[bool] = None) -> None:
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= _one_element_lr(lr), f"Invalid learning rate: {lr}")
         _check(0.0 <= lr_decay, f"Invalid lr_decay value: {lr_decay}")
         _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
         _check(0.0 <= initial_accumulator_value, f"Invalid initial_accumulator_value value: "

@@ -20,7 +20,7 @@ from typing import Any, Iterable, Optional
 from .. import creation
 from ..ops import pointwise
 from . import _ops
-from .optimizer import Optimizer, _check, _how_options
+from .optimizer import Optimizer, _check, _one_element_lr, _how_options
 
 
 class Adam(Optimizer):
@@ -31,7 +31,7 @@ class Adam(Optimizer):
                  maximize: bool = False, foreach: Optional[bool] = None, capturable: bool = False,
                  differentiable: bool = False, fused: Optional[bool] = None,
                  decoupled_weight_decay: bool = False) -> None:
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= _one_element_lr(lr), f"Invalid learning rate: {lr}")
         _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
         _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
         _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")

@@ -15,14 +15,14 @@ from typing import Any, Iterable, Optional
 from .. import creation
 from ..ops import pointwise
 from . import _ops
-from .optimizer import Optimizer, _check, _how_options
+from .optimizer import Optimizer, _check, _one_element_lr, _how_options
 
 
 class Adamax(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8, weight_decay: float = 0, foreach: Optional[bool] = None, *,
                  maximize: bool = False, differentiable: bool = False, capturable: bool = False) -> None:
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= _one_element_lr(lr), f"Invalid learning rate: {lr}")
         _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
         _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
         _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")

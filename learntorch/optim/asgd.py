@@ -19,14 +19,14 @@ from __future__ import annotations
 from typing import Any, Iterable, Optional
 
 from .. import creation
-from .optimizer import Optimizer, _check, _how_options
+from .optimizer import Optimizer, _check, _one_element_lr, _how_options
 
 
 class ASGD(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1e-2, lambd: float = 1e-4, alpha: float = 0.75,
                  t0: float = 1e6, weight_decay: float = 0, foreach: Optional[bool] = None, maximize: bool = False,
                  differentiable: bool = False, capturable: bool = False) -> None:
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= _one_element_lr(lr), f"Invalid learning rate: {lr}")
         _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")
         defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
                         **_how_options(foreach=foreach), maximize=maximize,

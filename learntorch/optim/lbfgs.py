@@ -34,7 +34,7 @@ from typing import Any, Callable, Iterable, Optional
 from ..autograd import grad_mode
 from ..ops.shape import cat
 from ..tensor import Tensor
-from .optimizer import Optimizer, _check
+from .optimizer import Optimizer, _check, _one_element_lr
 
 
 def _cubic_interpolate(x1: Any, f1: Any, g1: Any, x2: Any, f2: Any, g2: Any,
@@ -139,7 +139,7 @@ class LBFGS(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1, max_iter: int = 20, max_eval: Optional[int] = None,
                  tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9, history_size: int = 100,
                  line_search_fn: Optional[str] = None) -> None:
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= _one_element_lr(lr), f"Invalid learning rate: {lr}")
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad,

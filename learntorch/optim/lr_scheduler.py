@@ -151,6 +151,11 @@ class LRScheduler:
         self.__dict__.update(state_dict)
 
 
+class _LRScheduler(LRScheduler):
+    """The old name of ``LRScheduler``, which older programs subclass; a subclass rather than an
+    alias so that its ``__name__`` stays ``_LRScheduler``, as in PyTorch."""
+
+
 class StepLR(LRScheduler):
     """Multiply the rate by ``gamma`` every ``step_size`` epochs."""
 
@@ -310,11 +315,13 @@ class LinearLR(LRScheduler):
                            * min(self.total_iters, self.last_epoch) / self.total_iters) for base_lr in self.base_lrs]
 
 
-class ReduceLROnPlateau:
+class ReduceLROnPlateau(LRScheduler):
     """Divide the rate by ``1/factor`` when a metric has stopped improving for ``patience`` epochs.
 
     ``scheduler.step(val_loss)`` after each validation: an epoch counts as better when the
-    metric beats the best so far by more than ``threshold`` (relative by default)."""
+    metric beats the best so far by more than ``threshold`` (relative by default).  An
+    ``LRScheduler`` (``isinstance`` says so, as in PyTorch), though it has no ``get_lr``
+    schedule and so does not run ``LRScheduler.__init__``."""
 
     def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1, patience: int = 10,
                  threshold: float = 1e-4, threshold_mode: str = "rel", cooldown: int = 0,

@@ -124,6 +124,11 @@ class Optimizer:
             param_groups = [{"params": param_groups}]
         for group in param_groups:
             self.add_param_group(group)
+        if defaults.get("fused"):  # (after the groups, as PyTorch checks it)
+            if defaults.get("differentiable"):
+                raise RuntimeError("`fused` does not support `differentiable`")
+            if defaults.get("foreach"):
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickled and deep-copied without its hooks (a hook is often a lambda or a closure)."""
@@ -159,11 +164,12 @@ class Optimizer:
                             "of tensors in sets will change between runs. Please use a list instead.")
         else:
             param_group["params"] = list(params)
+        _split_names(param_group)
         for param in param_group["params"]:
             if not isinstance(param, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
                                 + type(param).__name__)
-            if not param.is_leaf:
+            if not (param.is_leaf or param.retains_grad or self.defaults.get("differentiable")):
                 raise ValueError("can't optimize a non-leaf Tensor")
         if len({id(p) for p in param_group["params"]}) != len(param_group["params"]):
             warn_always.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
@@ -177,6 +183,10 @@ class Optimizer:
         seen = set()
         for group in self.param_groups:
             seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):  # names for all groups, or none
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(f"all optimizer param groups should be with/without names. cannot add param "
+                                 f"group {which} to the optimizer")
         if any(id(p) in seen for p in param_group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
@@ -305,6 +315,8 @@ class Optimizer:
         new_groups = []
         for g, s in zip(groups, saved_groups):
             s["params"] = g["params"]
+            if "param_names" in g and "param_names" not in s:  # saved names win; else this optimizer's stay
+                s["param_names"] = g["param_names"]
             new_groups.append(s)
         self.param_groups = new_groups
         for post_hook in self._optimizer_load_state_dict_post_hooks.values():
@@ -318,6 +330,27 @@ class Optimizer:
         if key == "step":
             return value.detach().clone()
         return value.detach().to(dtype=param.dtype, device=param.device).clone()
+
+
+def _split_names(param_group: dict[str, Any]) -> None:
+    """``optimizer(model.named_parameters())``: ``(name, tensor)`` pairs become the group's
+    ``params`` and, in the same order, its ``param_names`` (kept in ``state_dict()``, so that a
+    checkpoint says which parameter each state belongs to).  Names for some and not others is
+    PyTorch's ValueError."""
+    names = [p[0] for p in param_group["params"] if isinstance(p, tuple)]
+    if not names:
+        return
+    if len(names) != len(param_group["params"]):
+        raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+    param_group["params"] = [p[1] for p in param_group["params"]]
+    param_group["param_names"] = names
+
+
+def _one_element_lr(lr: Any) -> Any:
+    """``lr`` for the optimizers' range check; a tensor ``lr`` must hold one number (PyTorch's ValueError)."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    return lr
 
 
 def _how_options(**options: Any) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Optional
 
 from .. import creation
 from . import _ops
-from .optimizer import Optimizer, _check, _how_options
+from .optimizer import Optimizer, _check, _one_element_lr, _how_options
 
 
 class RMSprop(Optimizer):
@@ -23,7 +23,7 @@ class RMSprop(Optimizer):
                  weight_decay: float = 0, momentum: float = 0, centered: bool = False, *,
                  maximize: bool = False, foreach: Optional[bool] = None, capturable: bool = False,
                  differentiable: bool = False) -> None:
-        _check(0.0 <= lr, f"Invalid learning rate: {lr}")
+        _check(0.0 <= _one_element_lr(lr), f"Invalid learning rate: {lr}")
         _check(0.0 <= eps, f"Invalid epsilon value: {eps}")
         _check(0.0 <= momentum, f"Invalid momentum value: {momentum}")
         _check(0.0 <= weight_decay, f"Invalid weight_decay value: {weight_decay}")

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Optional
 
-from .optimizer import Optimizer, _check, _how_options
+from .optimizer import Optimizer, _check, _one_element_lr, _how_options
 
 
 class SGD(Optimizer):
     def __init__(self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
                  weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
                  foreach: Optional[bool] = None, differentiable: bool = False, fused: Optional[bool] = None) -> None:
-        _check(lr >= 0.0, f"Invalid learning rate: {lr}")
+        _check(_one_element_lr(lr) >= 0.0, f"Invalid learning rate: {lr}")
         _check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
         _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,

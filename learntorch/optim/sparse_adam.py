@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, _check
+from .optimizer import Optimizer, _check, _one_element_lr
 
 
 class SparseAdam(Optimizer):
@@ -22,7 +22,7 @@ class SparseAdam(Optimizer):
                  eps: float = 1e-8, maximize: bool = False) -> None:
         if isinstance(lr, Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
-        _check(0.0 < lr, f"Invalid learning rate: {lr}")  # strictly positive, unlike Adam's checks
+        _check(0.0 < _one_element_lr(lr), f"Invalid learning rate: {lr}")  # strictly positive, unlike Adam's checks
         _check(0.0 < eps, f"Invalid epsilon value: {eps}")
         _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
         _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")

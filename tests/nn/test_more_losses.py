@@ -276,3 +276,30 @@ def test_an_ignored_target_gets_plus_zero_gradients(torch_oracle):
         T.nn.functional.cross_entropy(x, T.tensor([1, -100]), weight=w).backward()
         return repr(x.grad), (1 / x.grad[1]).tolist()
     check_both(run, torch_oracle)
+
+
+QUIET = [  # (name, loss of T): results with nan/-inf inside, which PyTorch gives without a warning
+    ("poisson full with zero counts", lambda T: T.nn.functional.poisson_nll_loss(
+        T.tensor(X), T.tensor(np.array([[0.0, 1.0, 2.0, 0.0, 3.0]] * N, np.float32)), full=True)),
+    ("mse of nothing", lambda T: T.nn.functional.mse_loss(T.empty(0), T.empty(0))),
+    ("smooth l1 of nothing", lambda T: T.nn.functional.smooth_l1_loss(T.empty(0, 3), T.empty(0, 3))),
+    ("bce of nothing", lambda T: T.nn.functional.binary_cross_entropy(T.empty(0), T.empty(0))),
+    ("bce logits of nothing", lambda T: T.nn.functional.binary_cross_entropy_with_logits(T.empty(0), T.empty(0))),
+    ("triplet, per sample", lambda T: T.nn.functional.triplet_margin_loss(
+        T.tensor(X, requires_grad=True), T.tensor(Y), T.tensor(X[::-1].copy()), reduction="none")),
+    ("margin ranking, per sample", lambda T: T.nn.functional.margin_ranking_loss(
+        T.tensor(X[:, 0], requires_grad=True), T.tensor(Y[:, 0]), T.tensor(np.array([1.0, -1, 1, -1], np.float32)),
+        reduction="none")),
+]
+
+
+@pytest.mark.parametrize("name,fn", QUIET, ids=[q[0] for q in QUIET])
+def test_values_graph_names_and_no_numpy_warnings(torch_oracle: Any, name: str, fn: Callable[[Any], Any]) -> None:
+    """The same printed value and graph node as PyTorch (``ClampMinBackward0`` for the margin
+    losses), and no NumPy RuntimeWarning on the way (``0 * log 0``, the mean of nothing)."""
+    def run(T: Any) -> tuple[str, Any]:
+        out = fn(T)
+        return repr(out.detach()), out.grad_fn.name() if out.grad_fn is not None else None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_both(run, torch_oracle)

@@ -253,6 +253,19 @@ BAD = [
     lambda L: L.optim.RMSprop([L.zeros(2, requires_grad=True)], momentum=-0.1),
     lambda L: (lambda p: L.optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1))(L.zeros(2, requires_grad=True)),
     lambda L: L.optim.SGD(L.zeros(2, requires_grad=True), lr=0.1),
+    # a tensor lr must hold one number; fused excludes foreach and differentiable
+    lambda L: L.optim.SGD([L.zeros(2, requires_grad=True)], lr=L.tensor([0.1, 0.2])),
+    lambda L: L.optim.RMSprop([L.zeros(2, requires_grad=True)], lr=L.tensor([0.1, 0.2])),
+    lambda L: L.optim.LBFGS([L.zeros(2, requires_grad=True)], lr=L.tensor([0.1, 0.2])),
+    lambda L: L.optim.Adam([L.zeros(2, requires_grad=True)], lr=L.tensor(-0.1)),
+    lambda L: L.optim.Adam([L.zeros(2, requires_grad=True)], fused=True, foreach=True),
+    lambda L: L.optim.AdamW([L.zeros(2, requires_grad=True)], fused=True, differentiable=True),
+    lambda L: L.optim.SGD([L.zeros(2, requires_grad=True)], lr=0.1, fused=True, foreach=True),
+    lambda L: L.optim.Adagrad([L.zeros(2, requires_grad=True)], fused=True, differentiable=True),
+    # named parameters: all or none, in every group
+    lambda L: L.optim.SGD([("w", L.zeros(2, requires_grad=True)), L.zeros(1, requires_grad=True)], lr=0.1),
+    lambda L: L.optim.SGD([{"params": [("w", L.zeros(2, requires_grad=True))]},
+                           {"params": [L.zeros(1, requires_grad=True)]}], lr=0.1),
 ]
 
 
@@ -262,6 +275,69 @@ def test_bad_options_raise_like_torch(i):
     assert want is not None
     assert got is not None and got[0] == want[0], (got, want)
     assert got[1] == want[1] or got[1] in want[1] or want[1].startswith(got[1][:40]), (got, want)
+
+
+def test_named_parameters_are_kept_as_param_names_like_torch(torch_oracle):
+    """``SGD(model.named_parameters())``: the names go to each group's ``param_names``, printed
+    and saved; a loaded state dict without names keeps this optimizer's."""
+    def run(L):
+        L.manual_seed(0)
+        m = L.nn.Sequential(L.nn.Linear(2, 2), L.nn.Linear(2, 1))
+        opt = L.optim.SGD([{"params": m[0].named_parameters()}, {"params": m[1].named_parameters(), "lr": 0.5}],
+                          lr=0.1, momentum=0.9)
+        opt.add_param_group({"params": [("extra", L.zeros(1, requires_grad=True))]})
+        m(L.ones(3, 2)).sum().backward()
+        opt.step()
+        saved = opt.state_dict()
+        unnamed = {"state": saved["state"], "param_groups": [{k: v for k, v in g.items() if k != "param_names"}
+                                                             for g in saved["param_groups"]]}
+        other = L.optim.SGD([{"params": [("a", p) for p in m[0].parameters()]},
+                             {"params": [("b", p) for p in m[1].parameters()]},
+                             {"params": [("c", L.zeros(1, requires_grad=True))]}], lr=0.1, momentum=0.9)
+        other.load_state_dict(unnamed)
+        return (repr(opt), [{k: v for k, v in g.items()} for g in saved["param_groups"]], sorted(saved["state"]),
+                [g["param_names"] for g in other.param_groups])
+    assert run(lt) == run(torch_oracle)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adadelta", "Adamax", "NAdam", "RAdam",
+                                  "ASGD", "Rprop"])
+def test_a_tensor_learning_rate_steps_like_a_number(torch_oracle, name):
+    """``lr=torch.tensor(0.01)`` (what schedulers of compiled models use): the step sizes become
+    0-d tensors, and the updates are those of the number."""
+    def run(L):
+        w = L.tensor([1.0, -2.0], requires_grad=True)
+        opt = getattr(L.optim, name)([w], lr=L.tensor(0.01))
+        for _ in range(3):
+            opt.zero_grad()
+            (w ** 2).sum().backward()
+            opt.step()
+        return w.detach().numpy(), type(opt.param_groups[0]["lr"]).__name__
+    (mine, kind), (theirs, their_kind) = run(lt), run(torch_oracle)
+    np.testing.assert_allclose(mine, theirs, rtol=1e-6)
+    assert kind == their_kind == "Tensor"
+
+
+def test_reduce_on_plateau_and_the_old_scheduler_name_are_lr_schedulers(torch_oracle):
+    """``isinstance(s, LRScheduler)`` holds for ``ReduceLROnPlateau``, and programs written for
+    PyTorch < 2.0 subclass ``_LRScheduler``: both as in PyTorch."""
+    def run(L):
+        sch = L.optim.lr_scheduler
+        opt = L.optim.SGD([L.zeros(1, requires_grad=True)], lr=1.0)
+
+        class Warmup(sch._LRScheduler):
+            def get_lr(self):
+                return [b * min(1.0, (self.last_epoch + 1) / 3) for b in self.base_lrs]
+        s = Warmup(opt)
+        rates = []
+        for _ in range(4):
+            opt.step()
+            s.step()
+            rates.append(s.get_last_lr()[0])
+        plateau = sch.ReduceLROnPlateau(opt)
+        return (rates, sch._LRScheduler.__name__, isinstance(plateau, sch.LRScheduler),
+                isinstance(s, sch.LRScheduler))
+    assert run(lt) == run(torch_oracle)
 
 
 def test_empty_list_and_bad_lr_messages():

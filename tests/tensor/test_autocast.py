@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import warnings
 
+import numpy as np
 import pytest
 
 import learntorch as lt
@@ -164,6 +165,71 @@ def test_gradients_reach_float32_weights_with_torch_values(torch_oracle):
         return y.detach().float(), x.grad, lin.weight.grad, lin.bias.grad
     for a, b in zip(run(lt), run(torch_oracle)):
         assert_same(a, b, rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("low,weights", [("bfloat16", "float32"), ("bfloat16", "bfloat16"),
+                                         ("float16", "float32"), ("float16", "float16")])
+def test_layer_norm_in_half_precision_rounds_once_like_torch(torch_oracle, low, weights):
+    """A bfloat16 input with float32 weights (a LayerNorm under autocast) or all in half
+    precision: PyTorch's kernel computes in float32 and rounds the output and the input's
+    gradient once (bit for bit here); the backward of an all-half call uses the statistics
+    rounded to the half dtype, as PyTorch saves them."""
+    g = np.random.default_rng(5)
+    X, G = g.standard_normal((16, 8)).astype(np.float32), g.standard_normal((16, 8)).astype(np.float32)
+    W, B = g.standard_normal(8).astype(np.float32), g.standard_normal(8).astype(np.float32)
+
+    def run(T):
+        x = T.tensor(X).to(getattr(T, low)).requires_grad_()
+        w, b = (T.tensor(a).to(getattr(T, weights)).requires_grad_() for a in (W, B))
+        out = T.nn.functional.layer_norm(x, (8,), w, b)
+        out.backward(T.tensor(G).to(out.dtype))
+        return str(out.dtype), str(x.grad.dtype), str(w.grad.dtype), out.detach().float(), x.grad.float()
+    mine, theirs = run(lt), run(torch_oracle)
+    assert mine[:3] == theirs[:3]
+    assert (mine[3].numpy() == theirs[3].numpy()).all()
+    assert (mine[4].numpy() == theirs[4].numpy()).mean() > 0.95  # (a rare near-tie may round apart)
+
+
+HALF_SUMS = [  # (name, f(T, a, b)): a backward that adds a gradient up over a batch
+    ("linear bias under autocast", lambda T, a, b: T.nn.functional.linear(a.float(), T.ones(4, 4), b.float())),
+    ("linear bias", lambda T, a, b: T.nn.functional.linear(a, T.ones(4, 4).to(a.dtype), b)),
+    ("broadcast add", lambda T, a, b: a + b),
+    ("broadcast mul", lambda T, a, b: a * b),
+]
+
+
+@pytest.mark.parametrize("low", ["bfloat16", "float16"])
+@pytest.mark.parametrize("name,f", HALF_SUMS, ids=[c[0] for c in HALF_SUMS])
+def test_half_precision_gradients_are_summed_in_float32_like_torch(torch_oracle, low, name, f):
+    """A bias's gradient adds up 64 rows: PyTorch adds them in float32 and rounds once (adding in
+    bfloat16 would lose most bits); the same numbers, bit for bit."""
+    g = np.random.default_rng(3)
+    A, G, Bv = (g.standard_normal(s).astype(np.float32) for s in ((64, 4), (64, 4), (4,)))
+
+    def run(T):
+        dt = getattr(T, low)
+        a, b = T.tensor(A).to(dt).requires_grad_(), T.tensor(Bv).to(dt).requires_grad_()
+        with T.autocast("cpu", dtype=dt, enabled=name.endswith("autocast")):
+            out = f(T, a, b)
+        out.backward(T.tensor(G).to(out.dtype))
+        return b.grad.float().numpy(), a.grad.float().numpy()
+    for mine, theirs in zip(run(lt), run(torch_oracle)):
+        assert (mine == theirs).all()
+
+
+def test_bfloat16_softmax_backward_rounds_once_like_torch(torch_oracle):
+    """softmax's backward ``y·(g - Σ g·y)`` in float32, rounded once to bfloat16 (PyTorch's kernel),
+    not rounded after each of its operations."""
+    g = np.random.default_rng(3)
+    A, G = g.standard_normal((16, 10)).astype(np.float32) * 3, g.standard_normal((16, 10)).astype(np.float32)
+
+    def run(T):
+        a = T.tensor(A).bfloat16().requires_grad_()
+        y = T.softmax(a, 1)
+        y.backward(T.tensor(G).bfloat16())
+        return y.detach().float().numpy(), a.grad.float().numpy()
+    for mine, theirs in zip(run(lt), run(torch_oracle)):
+        assert (mine == theirs).all()
 
 
 def test_an_error_inside_an_operation_leaves_autocast_on():

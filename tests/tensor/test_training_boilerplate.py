@@ -99,6 +99,22 @@ def test_cuda_amp_autocast_is_deprecated_like_torch(cpu_only):
     assert got[0][0][0] == "FutureWarning"
 
 
+def test_cpu_amp_spellings_are_deprecated_like_torch(torch_oracle):
+    """``torch.cpu.amp.autocast()`` (bfloat16 by default, also as a decorator) and
+    ``torch.cpu.amp.GradScaler()``: they work, with PyTorch's FutureWarnings."""
+    def run(T):
+        @T.cpu.amp.autocast()
+        def f(a):
+            return a @ a
+        with T.cpu.amp.autocast(dtype=T.float16):
+            inside = (T.ones(2, 2) @ T.ones(2, 2)).dtype
+        s = T.cpu.amp.GradScaler(init_scale=8.0)
+        return str(f(T.ones(2, 2)).dtype), str(inside), s.is_enabled(), s.get_scale()
+    (got_t, warned_t), (got_l, warned_l) = (_caught(lambda: run(T)) for T in (torch_oracle, lt))
+    assert got_l == got_t
+    assert [(c.__name__, m) for c, m in warned_l] == [(c.__name__, m) for c, m in warned_t]
+
+
 # ----------------------------------------------------------------------------- GradScaler
 def _scaler_steps(T, device="cpu", enabled=True):
     """A few scaled steps, one with an inf gradient: every observable of the scaler."""
