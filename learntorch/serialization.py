@@ -46,7 +46,9 @@ What comes back:
   in PyTorch: writing into one changes the others.  Their base array is
   written once, whole (as PyTorch writes the whole storage).  A view saved
   without anything it shares memory with is stored as a compact contiguous copy
-  of just its elements (PyTorch would write its whole base);
+  of just its elements (PyTorch would write its whole base), except a dense one
+  (a channels_last batch, a transpose), whose elements are written in memory
+  order, as a storage, so that it comes back with its strides, as in PyTorch;
 * the same list reached twice comes back as two lists.
 
 An object that is not such data -- a whole ``nn.Module``, a NumPy array, a dataclass
@@ -208,6 +210,34 @@ class _Writer:
                 record = self.records[i]
                 del record["file"]
                 record.update(storage=k, offset=offset, stride=stride)
+        for i, t in enumerate(self.tensors):
+            if "file" in self.records[i]:
+                self._keep_dense_layout(i, t)
+
+    def _keep_dense_layout(self, index: int, t: Tensor) -> None:
+        """A tensor alone whose elements fill their memory in another order than row-major (a
+        channels_last image batch, a transposed matrix) keeps its strides, as in PyTorch: its
+        elements are written in memory order, as a storage of its own, with its strides."""
+        data = t._data
+        if type(data) is not np.ndarray or data.flags.c_contiguous or data.size < 2:
+            return
+        size = data.itemsize
+        if any(s % size for s in data.strides):
+            return
+        strides = [s // size if n > 1 else max(s // size, 0) for s, n in zip(data.strides, data.shape)]
+        order = sorted(range(data.ndim), key=lambda d: -strides[d])  # outermost first
+        expected = 1
+        for d in reversed(order):  # dense: each stride is the product of the sizes inside it
+            if data.shape[d] > 1 and strides[d] != expected:
+                return
+            expected *= data.shape[d]
+        k = len(self.storages)
+        self.storages.append({"file": f"storages/{k}.npy", "dtype": t.dtype.name, "numel": int(data.size)})
+        self.storage_arrays.append(np.ascontiguousarray(data.transpose(order)).reshape(-1))
+        record = self.records[index]
+        del record["file"]
+        record.update(storage=k, offset=0, stride=[s if n > 1 else min(s, data.size) for s, n in
+                                                   zip(strides, data.shape)])
 
 
 def _owner_array(t: Tensor) -> Optional[np.ndarray]:

@@ -31,7 +31,8 @@ from ..ops.autocast import lower_precision
 from ..size import Size
 from ..tensor import Tensor
 from ..ops.convolution import (Convolution, ConvolutionTranspose, check_conv_bias, check_conv_dtypes,
-                               check_conv_steps, ntuple, padding_from_string, pair)
+                               check_conv_steps, check_conv_weight, check_kernel_2d, ntuple, padding_from_string,
+                               pair)
 
 __all__ = ["conv1d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "single",
            "triple", "conv_transpose_output_padding"]
@@ -75,6 +76,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     if isinstance(padding, str):
         input, (padding,) = padding_from_string(input, weight, padding, (stride,), (dilation,))
     padding = single(padding)
+    check_conv_weight(weight, (padding,), groups)
     if input.shape[1] != weight.shape[1] * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
                            f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
@@ -117,6 +119,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     if isinstance(padding, str):
         input, padding = padding_from_string(input, weight, padding, stride, dilation)
     padding = _conv_argument(padding, "padding")
+    check_conv_weight(weight, padding, groups)
     if input.shape[1] != weight.shape[1] * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
                            f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
@@ -142,6 +145,8 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Optional[Tensor], strid
     if weight.dim() != n + 2:
         raise RuntimeError(f"Expected {n + 2}-dimensional weight for {n + 2}-dimensional input "
                            f"{list(input.shape)}, but got weight of size {list(weight.shape)} instead")
+    if min(padding) < 0:
+        raise RuntimeError("negative padding is not supported")
     c_in = weight.shape[0]
     if input.shape[1] != c_in:
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input"
@@ -157,6 +162,8 @@ def _conv_transpose(input: Tensor, weight: Tensor, bias: Optional[Tensor], strid
         raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got "
                            f"output_padding={list(output_padding)}, stride={list(stride)}, "
                            f"dilation={list(dilation)}")
+    if n == 2:
+        check_kernel_2d(weight)
     kernel = tuple(weight.shape[2:])
     spatial = tuple(input.shape[2:])
     out_size = tuple((size - 1) * s - 2 * p + d * (k - 1) + op + 1

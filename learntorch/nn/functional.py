@@ -34,7 +34,7 @@ from ..autograd.function import Function
 from ..arrays import to_numpy
 from ..ops import pointwise, pointwise_extra
 from ..ops.special import _select, erf_array  # noqa: F401  (erf: ops/special.py)
-from ..ops.common import binary_operands, check_same_device, infer_size, new_result, row_major
+from ..ops.common import binary_operands, check_same_device, in_strides_of, infer_size, new_result, row_major
 from ..ops.softmax import log_softmax, softmax  # noqa: F401  (softmax: own file)
 from ..ops.matmul import linear  # noqa: F401  (the ops that the layers in attention.py & co use too)
 from ..ops.batch_norm import batch_norm  # noqa: F401
@@ -247,13 +247,13 @@ class Gelu(Function):
             cdf += 1.0
             cdf *= 0.5                                  # Φ(x) = (1 + erf(x/√2)) / 2
             ctx.cdf = cdf
-            return new_result(cdf * x._data, x)
+            return new_result(in_strides_of(cdf * x._data, x._data), x)
         if approximate == "tanh" and x._dtype is not dtypes.float16:
             t = ctx.tanh_u = _gelu_tanh_t(x._backend.xp, x._data)
             out = t + 1.0
             out *= x._data * 0.5
-            return new_result(out, x)                   # ½x·(1 + t)
-        return new_result(_on_float(x, lambda xp, a: _gelu_parts(xp, a, approximate, 0)), x)
+            return new_result(in_strides_of(out, x._data), x)  # ½x·(1 + t)
+        return new_result(in_strides_of(_on_float(x, lambda xp, a: _gelu_parts(xp, a, approximate, 0)), x._data), x)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
@@ -321,6 +321,9 @@ class LayerNorm(Function):
                 eps: float = 1e-5) -> Tensor:
         xp = x._backend.xp
         a = x._data
+        half = x._dtype in _HALF_DTYPES  # (bfloat16 with float32 weights, as under autocast; float16)
+        if half:  # PyTorch's CPU kernel computes in float32 and rounds the output once
+            a = a.astype(np.float32)
         axes = tuple(range(a.ndim - k, a.ndim))
         n = math.prod(a.shape[a.ndim - k:])
         mean = _mean_over(xp, a, axes, n)
@@ -334,7 +337,9 @@ class LayerNorm(Function):
             out += bias._data
         ctx.save_for_backward(x, weight)
         ctx.stats, ctx.axes, ctx.eps = (mean, invstd), axes, eps
-        return new_result(row_major(xp, out), x)
+        ctx.bias_dtype = None if bias is None else bias._dtype
+        out = row_major(xp, out)
+        return new_result(out.astype(x._data.dtype) if half else out, x)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
@@ -343,6 +348,8 @@ class LayerNorm(Function):
         lead = tuple(range(x.ndim - len(axes)))
         if not grad_mode._state.enabled and x._dtype in (dtypes.float32, dtypes.float64):
             return _layer_norm_backward_arrays(ctx, grad, x, weight, lead)
+        if not grad_mode._state.enabled and x._dtype in _HALF_DTYPES and type(x._data) is np.ndarray:
+            return _layer_norm_backward_half(ctx, grad, x, weight, lead)
         if grad_mode.is_grad_enabled():  # create_graph: statistics as operations of x
             mean = x.mean(axes, keepdim=True)
             invstd = ((x - mean) ** 2).mean(axes, keepdim=True).add(ctx.eps).rsqrt()
@@ -369,12 +376,33 @@ def _mean_over(xp: Any, a: Any, axes: tuple, n: int) -> Any:
     return xp.mean(a, axis=axes, keepdims=True)
 
 
-def _layer_norm_backward_arrays(ctx: Any, grad: Tensor, x: Tensor, weight: Optional[Tensor], lead: tuple) -> tuple:
+_HALF_DTYPES = (dtypes.bfloat16, dtypes.float16)
+
+
+def _layer_norm_backward_half(ctx: Any, grad: Tensor, x: Tensor, weight: Optional[Tensor], lead: tuple) -> tuple:
+    """LayerNorm's backward for bfloat16/float16 tensors: PyTorch's CPU kernel computes the
+    gradients in float32 and rounds each once, to the dtype of what it is the gradient of (a
+    float32 weight of a bfloat16 input, as under autocast, gets a float32 gradient)."""
+    def f32(t: Optional[Tensor]) -> Optional[Tensor]:
+        return None if t is None else Tensor._make(t._data.astype(np.float32), t._device)
+
+    def back(g: Optional[Tensor], dtype: Any) -> Optional[Tensor]:
+        return None if g is None else Tensor._make(g._data.astype(dtype._np), g._device)
+    mean, invstd = ctx.stats
+    if weight is None or weight._dtype is x._dtype:  # not "mixed": PyTorch keeps the statistics in x's dtype
+        mean, invstd = (v.astype(x._data.dtype).astype(np.float32) for v in (mean, invstd))
+    gx, gw, gb = _layer_norm_backward_arrays(ctx, f32(grad), f32(x), f32(weight), lead, (mean, invstd))
+    return (back(gx, x._dtype), back(gw, weight._dtype) if weight is not None else None,
+            back(gb, ctx.bias_dtype or x._dtype))
+
+
+def _layer_norm_backward_arrays(ctx: Any, grad: Tensor, x: Tensor, weight: Optional[Tensor], lead: tuple,
+                                stats: Optional[tuple] = None) -> tuple:
     """LayerNorm's backward without recording (the common ``loss.backward()``): the formulas
     above, in the same order, on the arrays: a dozen tensor operations fewer per layer."""
     xp = x._backend.xp
     axes = ctx.axes
-    mean, invstd = ctx.stats
+    mean, invstd = stats or ctx.stats
     g0 = grad._data
     xhat = x._data - mean
     xhat *= invstd
@@ -954,8 +982,20 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Opti
         raise RuntimeError(f"result type {_type_name(input)} can't be cast to the desired output type "
                            f"{_type_name(target)}\n"
                            "Binary cross-entropy needs float targets (0.0 or 1.0): use target.float().")
+    _check_weighs(pos_weight, tuple(target.shape), weight_first=True)  # PyTorch's ``(pos_weight - 1) * target``
+    _check_weighs(weight, tuple(input.shape), weight_first=False)  # and ``loss.mul_(weight)``
     return BinaryCrossEntropyWithLogits.apply(input, target, weight=weight, pos_weight=pos_weight,
                                               reduction=reduction)
+
+
+def _check_weighs(weight: Optional[Tensor], shape: tuple[int, ...], weight_first: bool) -> None:
+    """A weight must broadcast to the loss's ``shape`` without growing it (PyTorch applies it in
+    place): PyTorch's RuntimeErrors, checked before NumPy gives its ValueError."""
+    if weight is None:
+        return
+    out = infer_size(tuple(weight.shape), shape) if weight_first else infer_size(shape, tuple(weight.shape))
+    if out != shape:
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(out)}")
 
 
 class BinaryCrossEntropy(Function):

@@ -23,7 +23,7 @@ from typing import Optional
 from ..autograd import grad_mode
 from ..autograd.function import Function
 from ..ops.batch_norm import batch_norm
-from ..ops.common import check_kernel_dtype, check_same_device, new_result
+from ..ops.common import check_kernel_dtype, check_same_device, in_layout_of, new_result
 from ..tensor import Tensor
 
 __all__ = ["group_norm", "instance_norm"]
@@ -58,7 +58,7 @@ class GroupNorm(Function):
             out = out + xp.reshape(bias._data, channel)
         ctx.save_for_backward(x, weight)
         ctx.stats, ctx.groups, ctx.eps = (mean, invstd), num_groups, eps
-        return new_result(out, x)
+        return in_layout_of(out, x, (4, 5))  # (a channels-last feature map stays so, as in PyTorch)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:

@@ -30,6 +30,8 @@ class Parameter(Tensor):
         if type(requires_grad) is not bool:  # (PyTorch's message names its C++ helper)
             raise TypeError(f"_make_subclass(): argument 'require_grad' (position 3) must be bool, not "
                             f"{type(requires_grad).__name__}")
+        if requires_grad and not data.dtype.is_floating_point:  # (the words of PyTorch's _make_subclass)
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         param = object.__new__(cls)
         param._init(data._data, data._device)
         param._version_counter = data._version_counter  # shares storage with data, as in PyTorch

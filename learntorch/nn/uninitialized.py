@@ -30,15 +30,31 @@ def _materialize(t: Tensor, shape: Sequence[int], device: Any, dtype: Any) -> No
     t.__class__ = type(t).cls_to_become
 
 
-def _used_before_forward(what: str) -> ValueError:
-    """PyTorch's error for a placeholder used as a tensor (here: copied) before the first forward."""
+def _used_before_forward(what: str, kind: str = "UninitializedBuffer") -> ValueError:
+    """PyTorch's error for a placeholder used as a tensor (copied, counted) before the first forward."""
     return ValueError(f"Attempted to use an uninitialized parameter in {what}. This error happens when you are "
-                      "using a `LazyModule` or explicitly manipulating `torch.nn.parameter.UninitializedBuffer` "
+                      f"using a `LazyModule` or explicitly manipulating `torch.nn.parameter.{kind}` "
                       "objects. When using LazyModules Call `forward` with a dummy batch to initialize the "
                       "parameters before calling torch functions")
 
 
-class UninitializedParameter(Parameter):
+class _Refusing:
+    """What a placeholder refuses, as PyTorch's do: counting its elements (the usual
+    ``sum(p.numel() for p in model.parameters())`` before the dry run), its rank, its memory."""
+
+    def numel(self) -> int:
+        raise _used_before_forward("<method 'numel' of 'torch._C.TensorBase' objects>", type(self).__name__)
+
+    nelement = numel
+
+    def dim(self) -> int:
+        raise _used_before_forward("<method 'dim' of 'torch._C.TensorBase' objects>", type(self).__name__)
+
+    def data_ptr(self) -> int:
+        raise _used_before_forward("<method 'data_ptr' of 'torch._C.TensorBase' objects>", type(self).__name__)
+
+
+class UninitializedParameter(_Refusing, Parameter):
     """A parameter whose shape is not known yet (a lazy layer's, before its first call)."""
 
     cls_to_become = Parameter
@@ -60,14 +76,14 @@ class UninitializedParameter(Parameter):
     __str__ = __repr__
 
     def __deepcopy__(self, memo: dict) -> "UninitializedParameter":
-        raise _used_before_forward("Tensor.__deepcopy__")
+        raise _used_before_forward("Tensor.__deepcopy__", "UninitializedParameter")
 
     def detach(self) -> "UninitializedParameter":
         """The placeholder itself (it holds no graph): ``state_dict()`` lists it, as PyTorch's lazy modules do."""
         return self
 
 
-class UninitializedBuffer(Tensor):
+class UninitializedBuffer(_Refusing, Tensor):
     """A buffer whose shape is not known yet (a lazy BatchNorm's ``running_mean``, say)."""
 
     cls_to_become = Tensor

@@ -26,7 +26,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.function import Function
 from ..random import default_generator
-from .common import Number, check_kernel_dtype, new_result
+from .common import Number, check_kernel_dtype, in_strides_of, new_result
 from .formula import TensorMath, array_math, differentiable_backward
 from .inplace import inplace as inplace_op
 from ..tensor import Tensor
@@ -72,7 +72,7 @@ def _activation(backward_name: str, forward: Callable[..., Any], derivative: Cal
         # an in-place call overwrites x's memory with the result: keep a copy of the input for backward
         ctx.x, ctx.options = (x._data.copy() if inplace else x._data), options
         ctx.save_for_backward(x)  # for a double backward (an in-place call keeps the old x: _inplace)
-        return new_result(out, x)
+        return new_result(in_strides_of(out, x._data), x)
 
     def bwd(ctx, grad: Tensor) -> Tensor:
         if differentiable_backward():

@@ -11,7 +11,7 @@ from .. import dtypes
 from ..autograd import grad_mode
 from ..arrays import transfer
 from ..device import CPU
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor, _wrap_dim, channels_last_of, laid_out
 
 __all__ = ["infer_size", "binary_operands", "check_same_device", "wrap_dims", "wrap_dim", "sum_to", "as_index_tensor",
            "new_result", "check_kernel_dtype"]
@@ -159,6 +159,33 @@ def new_result(data: Any, like: Tensor) -> Tensor:
     return Tensor._make(data, like._device)
 
 
+def in_strides_of(out: Any, like: Any) -> Any:
+    """An elementwise result ``out`` stored in the order of its input ``like``'s dimensions (a
+    channels-last feature map stays channels-last through an activation, as through PyTorch's
+    TensorIterator), where a helper of the array API built it row-major.  Row-major input (the
+    usual case) costs one flag test."""
+    if type(like) is np.ndarray and not like.flags.c_contiguous and type(out) is np.ndarray \
+            and out.flags.c_contiguous and out.shape == like.shape and out.ndim > 1:
+        kept = np.empty_like(like, dtype=out.dtype)
+        kept[...] = out
+        return kept
+    return out
+
+
+def in_layout_of(data: Any, x: Tensor, ranks: tuple = (4,)) -> Tensor:
+    """``data`` as a result on ``x``'s device, laid out channels-last when ``x`` is (and has one of
+    the ``ranks``): PyTorch's pooling, resizing and padding kernels keep an image batch's layout,
+    so a channels-last model stays channels-last between its convolutions (and ``.view`` of its
+    feature maps fails as it does there).  Row-major input (the usual case) costs one flag test."""
+    out = new_result(data, x)
+    flags = getattr(x._data, "flags", None)
+    if flags is not None and not flags.c_contiguous and x._data.ndim in ranks:
+        fmt = channels_last_of(x)
+        if fmt is not None:
+            return new_result(laid_out(out, fmt), x)
+    return out
+
+
 def check_kernel_dtype(kernel: str, x: Tensor, ints: bool = False) -> None:
     """Many of PyTorch's kernels are written for floating-point numbers only (with ``ints``: for
     integers too, but not for bools): another dtype is PyTorch's NotImplementedError naming the
@@ -230,6 +257,9 @@ def sum_to(grad: Tensor, shape: Sequence[int]) -> Tensor:
                                       if s == 1 and grad.shape[lead + i] != 1)
     if not grad_mode._state.enabled:
         xp, g = grad._backend.xp, grad._data
+        if axes and grad._dtype in (dtypes.bfloat16, dtypes.float16):  # added up in float32, rounded once (PyTorch)
+            return new_result(xp.reshape(xp.astype(xp.sum(g, axis=axes, keepdims=True, dtype=xp.float32), g.dtype),
+                                         shape), grad)
         return new_result(xp.reshape(xp.sum(g, axis=axes, keepdims=True) if axes else g, shape), grad)
     out = grad.sum(dim=axes, keepdim=True) if axes else grad
     if lead:

@@ -454,6 +454,28 @@ def check_conv_steps(stride: Sequence[int], dilation: Sequence[int]) -> None:
         raise RuntimeError("non-positive dilation is not supported")
 
 
+def check_conv_weight(weight: Tensor, padding: Sequence[int], groups: int) -> None:
+    """PyTorch's checks of the padding and of the weight's first dimension, before the channels:
+    a negative padding (``F.pad`` crops; a convolution refuses), fewer filters than groups, or a
+    number of filters that the groups do not divide (``Conv2d(4, 0, 3)``: no filters at all)."""
+    if min(padding) < 0:
+        raise RuntimeError("negative padding is not supported")
+    n = weight.shape[0]
+    if n < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {list(weight.shape)} instead")
+    if n % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{list(weight.shape)}] instead")  # (sic: PyTorch's double brackets)
+
+
+def check_kernel_2d(weight: Tensor) -> None:
+    """A 2-D kernel with a side of 0 (its windows would hold nothing): PyTorch's kernel refuses it."""
+    kh, kw = weight.shape[2], weight.shape[3]
+    if kh <= 0 or kw <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {kh} kernel_width: {kw}")
+
+
 def check_conv_bias(weight: Tensor, bias: Optional[Tensor], transposed: bool = False, groups: int = 1) -> None:
     """PyTorch's check of the bias: one value per output channel (``weight.shape[0]``, or
     ``weight.shape[1] · groups`` for a transposed convolution), in a 1-D tensor."""
@@ -486,6 +508,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     if isinstance(padding, str):
         input, padding = padding_from_string(input, weight, padding, stride, dilation)
     padding = pair(padding)
+    check_conv_weight(weight, padding, groups)
     if input.shape[1] != weight.shape[1] * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
                            f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
@@ -497,4 +520,5 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
             raise RuntimeError(f"Calculated padded input size per channel: ({input.shape[2] + 2 * padding[0]} x "
                                f"{input.shape[3] + 2 * padding[1]}). Kernel size: ({weight.shape[2]} x "
                                f"{weight.shape[3]}). Kernel size can't be greater than actual input size")
+    check_kernel_2d(weight)
     return Convolution.apply(input, weight, bias, stride=stride, padding=padding, dilation=dilation, groups=groups)

@@ -21,7 +21,7 @@ from typing import Any, Optional, Sequence
 
 from ..autograd.function import Function
 from ..tensor import Tensor
-from .common import new_result
+from .common import in_layout_of, new_result
 from .formula import differentiable_backward
 from .resampling import reflect_map, replicate_map, resample
 
@@ -79,7 +79,7 @@ class ConstantPadNd(Function):
     @staticmethod
     def forward(ctx, x: Tensor, pad: tuple = (), value: Any = 0.0) -> Tensor:
         ctx.pad = pad
-        return new_result(_constant_pad_arrays(x._data, x._backend.xp, pad, value), x)
+        return in_layout_of(_constant_pad_arrays(x._data, x._backend.xp, pad, value), x, (4, 5))
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> Tensor:
@@ -111,7 +111,7 @@ def _pad_non_constant(input: Tensor, pad: list, mode: str, value: Optional[float
     if mode == "circular":
         return _pad_circular(input, sizes, amounts)
     if mode == "reflect":
-        for i, (size, (before, after)) in enumerate(zip(sizes, amounts)):
+        for i, (size, (before, after)) in reversed(list(enumerate(zip(sizes, amounts)))):  # the width first
             if before >= size or after >= size:
                 dim = input.dim() - k + i
                 argument = 4 + 2 * (k - 1 - i)  # PyTorch's numbering: the width is #4, the height #6, the depth #8

@@ -46,7 +46,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.function import Function
-from .common import new_result, wrap_dim
+from .common import in_layout_of, new_result, wrap_dim
 from .formula import differentiable_backward
 from .resampling import contiguous_copy
 from ..tensor import Tensor
@@ -189,12 +189,13 @@ class _WinnersForward(Function):
         return new_result(_scatter(grad._backend, grad._data, ctx.indices, ctx.plane_shape), grad)
 
 
-def _with_indices(ctx: Any, x: Tensor, out: Any, indices: Any) -> tuple:
-    """The two results of a max pool: values, and the winners' indices (not differentiable)."""
+def _with_indices(ctx: Any, x: Tensor, out: Any, indices: Any, ranks: tuple = (4,)) -> tuple:
+    """The two results of a max pool: values, and the winners' indices (not differentiable), both
+    channels-last for a channels-last input of one of the ``ranks`` (see :func:`in_layout_of`)."""
     ctx.indices = indices
-    idx = new_result(indices, x)
+    idx = in_layout_of(indices, x, ranks)
     ctx.mark_non_differentiable(idx)
-    return new_result(out, x), idx
+    return in_layout_of(out, x, ranks), idx
 
 
 # ---------------------------------------------------------------------------- max pooling
@@ -218,7 +219,7 @@ class MaxPoolWithIndices(_WinnersForward):
         if 0 in shape:
             empty = xp.zeros(shape, dtype=planes.dtype)
             return _with_indices(ctx, x, xp.reshape(empty, lead + out_size),
-                                 xp.reshape(xp.zeros(shape, dtype=np.int64), lead + out_size))
+                                 xp.reshape(xp.zeros(shape, dtype=np.int64), lead + out_size), (4, 5))
         # a ceil_mode window may run past the right padding: pad that much more
         extra = tuple(max(0, (o - 1) * s + d * (k - 1) + 1 - (n + 2 * p))
                       for o, s, d, k, n, p in zip(out_size, stride, dilation, kernel, spatial, padding))
@@ -247,7 +248,7 @@ class MaxPoolWithIndices(_WinnersForward):
             first = sum(_along(xp, _first_inside(xp, starts[d], dilation[d]) * plane_strides[d], d, dims)
                         for d in range(dims))
             where = xp.where(best == low, first, where)
-        return _with_indices(ctx, x, xp.reshape(best, lead + out_size), xp.reshape(where, lead + out_size))
+        return _with_indices(ctx, x, xp.reshape(best, lead + out_size), xp.reshape(where, lead + out_size), (4, 5))
 
 
 def _first_inside(xp: Any, start: Any, dilation: int) -> Any:
@@ -380,7 +381,7 @@ class AvgPool(Function):
         out = total / divisor
         if np.dtype(planes.dtype).kind in "iu":  # integer pools divide as C++ does: towards zero
             out = xp.trunc(out)
-        return new_result(xp.reshape(out.astype(planes.dtype, copy=False), lead + out_size), x)
+        return in_layout_of(xp.reshape(out.astype(planes.dtype, copy=False), lead + out_size), x)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> Tensor:
@@ -511,7 +512,7 @@ class AdaptiveAvgPool(Function):
     def forward(ctx, x: Tensor, output_size: tuple = ()) -> Tensor:
         dims = len(output_size)
         ctx.matrices = [_averaging_matrix(s, n) for s, n in zip(x.shape[x.ndim - dims:], output_size)]
-        return new_result(_apply_matrices(x._backend, x._data, ctx.matrices, False), x)
+        return in_layout_of(_apply_matrices(x._backend, x._data, ctx.matrices, False), x)
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> Tensor:

@@ -23,17 +23,18 @@ Each operation is a subclass that only sets PyTorch's ``grad_fn`` name
 """
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple, Optional, Sequence
 
 import numpy as np
 
 from ..autograd.function import Function
-from .common import new_result
+from .common import in_layout_of, new_result
 from .formula import differentiable_backward
 from ..tensor import Tensor
 
 __all__ = ["AxisMap", "Resample", "resample", "contiguous_copy", "reflect_map", "replicate_map", "nearest_map",
-           "linear_map", "cubic_map", "CUBIC_A"]
+           "linear_map", "cubic_map", "CUBIC_A", "filter_map", "resample_uint8"]
 
 
 class AxisMap(NamedTuple):
@@ -125,6 +126,88 @@ def cubic_map(in_size: int, out_size: int, scale: Optional[float], align_corners
     return AxisMap(index, in_size, weights)
 
 
+def filter_map(in_size: int, out_size: int, scale: Optional[float], align_corners: bool, cubic: bool,
+               antialias: bool, double: bool = True) -> AxisMap:
+    """Resampling as a *filter* (Pillow's way, which PyTorch follows for ``antialias=True`` and for
+    uint8 images): output cell ``o`` is centred at ``c = s·(o + ½)`` in the input, ``s = in/out``;
+    the filter (the triangle ``1 - |x|`` for bilinear, the cubic kernel for bicubic) is laid over
+    the input cells around ``c`` and its weights are divided by their sum, so that a window cut
+    by the image's edge still averages.
+
+    Downsampling with ``antialias`` stretches the filter by ``s`` (it then covers every input cell
+    that falls in the output cell, instead of sampling two or four of them: no aliasing), and uses
+    ``a = -0.5`` for the cubic (Pillow's) instead of ``-0.75``.  ``align_corners=True`` without
+    antialias centres the cells at ``s·o``.  Computed in float64 (``double``, PyTorch's type for
+    uint8 images) or float32 (its type for float32 input)."""
+    ct = np.float64 if double else np.float32
+    taps = 4 if cubic else 2
+    if align_corners:
+        s = ct(in_size - 1) / ct(out_size - 1) if out_size > 1 else ct(0)
+    else:
+        s = ct(1.0 / scale) if scale is not None and scale > 0 else ct(in_size) / ct(out_size)
+    stretch = antialias and s >= 1
+    support = ct(taps * 0.5 * s) if stretch else ct(taps * 0.5)
+    width = int(math.ceil(support)) * 2 + 1 if antialias else taps
+    delta = 0.5 if align_corners and not antialias else 0.0
+    inv = ct(1 / s) if stretch else ct(1)
+    o = np.arange(out_size)
+    centre = (np.float64(s) * (o + 0.5 - delta)).astype(ct)
+    first = np.maximum(np.trunc(centre.astype(np.float64) - support + 0.5 + delta), 0).astype(np.int64)
+    count = np.minimum(np.trunc(centre.astype(np.float64) + support + 0.5 + delta), in_size).astype(np.int64) - first
+    j = np.arange(width)[:, None]
+    x = ((j + first - centre.astype(np.float64) + 0.5 - delta) * inv).astype(ct)
+    w = np.where(j < count, _cubic_filter(x, -0.5 if antialias else CUBIC_A) if cubic else _triangle(x), ct(0))
+    total = np.zeros(out_size, dtype=ct)
+    for k in range(width):  # summed in order, as PyTorch's loop does
+        total = (total + w[k]).astype(ct)
+    w = np.where(total != 0, w / np.where(total != 0, total, 1), w).astype(ct)
+    index = np.minimum(j + first, in_size - 1)
+    return AxisMap(tuple(index), in_size, tuple(w))
+
+
+def _triangle(x: np.ndarray) -> np.ndarray:
+    x = np.abs(x)
+    return np.where(x < 1, 1 - x, 0).astype(x.dtype)
+
+
+def _cubic_filter(x: np.ndarray, a: float) -> np.ndarray:
+    x = np.abs(x)
+    a = x.dtype.type(a)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.where(x < 1, near, np.where(x < 2, far, 0)).astype(x.dtype)
+
+
+def _fixed_point(m: AxisMap) -> tuple[np.ndarray, int]:
+    """A map as a dense ``(out, in)`` matrix of integers ``round(w · 2^p)``, with the largest
+    precision ``p`` that keeps them under 2^15 (PyTorch's uint8 kernels add int16 weights).
+    Two taps that read the same cell (a cubic's clamped edge) count as one weight, their sum."""
+    a = _matrix(m)
+    top = float(a.max())
+    p = 0
+    while p < 22 and int(0.5 + top * (1 << (p + 1))) < (1 << 15):
+        p += 1
+    return np.trunc(a * (1 << p) + np.where(a < 0, -0.5, 0.5)).astype(np.int64), p
+
+
+def resample_uint8(be: Any, x: Any, maps: Sequence[AxisMap]) -> Any:
+    """uint8 images resized in fixed point, as PyTorch's uint8 kernels do: the last dimension
+    first, each pass rounded back to uint8 (``(2^(p-1) + Σ w·x) >> p``, clamped to 0..255), a
+    dimension whose size does not change skipped."""
+    xp = be.xp
+    first = x.ndim - len(maps)
+    for axis in reversed(range(len(maps))):
+        m = maps[axis]
+        if m.out_size == m.in_size:
+            continue
+        ints, p = _fixed_point(m)
+        weights = be.asarray(ints.T)
+        acc = xp.tensordot(xp.astype(x, weights.dtype), weights, axes=([first + axis], [0]))
+        acc = xp.moveaxis(acc, -1, first + axis)
+        x = xp.astype(xp.clip((acc + (1 << (p - 1))) // (1 << p), 0, 255), x.dtype)
+    return contiguous_copy(xp, x)
+
+
 def _source(in_size: int, out_size: int, scale: Optional[float], align_corners: bool, ct: type) -> np.ndarray:
     """Each output cell's coordinate in the input, in the float type ``ct``: ``align_corners=True``
     maps the first and last cells' centres onto each other (``o·(in-1)/(out-1)``), ``False``
@@ -202,7 +285,7 @@ class Resample(Function):
     @staticmethod
     def forward(ctx, x: Tensor, maps: tuple = ()) -> Tensor:
         ctx.maps = maps
-        return new_result(_forward_arrays(x._backend, x._data, maps), x)
+        return in_layout_of(_forward_arrays(x._backend, x._data, maps), x, (4, 5))
 
     @staticmethod
     def backward(ctx, grad: Tensor) -> tuple:
@@ -293,10 +376,19 @@ class UpsampleBicubic2D(Resample):
     _backward_name = "UpsampleBicubic2DBackward0"
 
 
+class UpsampleBilinear2DAa(Resample):
+    _backward_name = "UpsampleBilinear2DAaBackward0"
+
+
+class UpsampleBicubic2DAa(Resample):
+    _backward_name = "UpsampleBicubic2DAaBackward0"
+
+
 _OPS = {cls.__name__: cls for cls in (
     ReflectionPad1D, ReflectionPad2D, ReflectionPad3D, ReplicationPad1D, ReplicationPad2D, ReplicationPad3D,
     UpsampleNearest1D, UpsampleNearest2D, UpsampleNearest3D, UpsampleNearestExact1D, UpsampleNearestExact2D,
-    UpsampleNearestExact3D, UpsampleLinear1D, UpsampleBilinear2D, UpsampleTrilinear3D, UpsampleBicubic2D)}
+    UpsampleNearestExact3D, UpsampleLinear1D, UpsampleBilinear2D, UpsampleTrilinear3D, UpsampleBicubic2D,
+    UpsampleBilinear2DAa, UpsampleBicubic2DAa)}
 
 
 # The backward of each, as an operation of its own (for create_graph=True), under PyTorch's name

@@ -20,8 +20,9 @@ from typing import Any, Optional, Sequence, Union
 
 from .. import warn_always
 from .. import dtypes
+from .common import in_layout_of
 from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
-from .resampling import cubic_map, linear_map, nearest_map, resample
+from .resampling import cubic_map, filter_map, linear_map, nearest_map, resample, resample_uint8
 from ..tensor import Tensor
 
 __all__ = ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear"]
@@ -78,10 +79,10 @@ def _int_sizes(sizes: Sequence[Any]) -> list[int]:
     return [int(s) for s in sizes]
 
 
-def _check_sizes(input: Tensor, out_sizes: list, mode: str) -> None:
+def _check_sizes(input: Tensor, out_sizes: list, mode: str, antialias: bool = False) -> None:
     """PyTorch's errors of the resizing kernels: an output size of 0 or less (``size=0``, or a
     ``scale_factor`` that rounds it down to 0); an integer or bool input (uint8 images can be
-    resized, except by the 1-D and 3-D linear modes)."""
+    resized, except by the 1-D and 3-D linear modes); antialiasing a float16/bfloat16 input."""
     in_sizes = list(input.shape[2:])
     if min(out_sizes) <= 0:
         names = "DHW"[3 - len(in_sizes):]
@@ -90,10 +91,16 @@ def _check_sizes(input: Tensor, out_sizes: list, mode: str) -> None:
         joint = " and" if len(in_sizes) == 1 else ""  # (sic: PyTorch's 1-D message says "and")
         raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({shown_in}){joint} "
                            f"output ({shown_out})")
-    if input.is_floating_point() or (input.dtype is dtypes.uint8 and mode not in ("linear", "trilinear")):
+    if antialias and input.dtype in (dtypes.float32, dtypes.float64, dtypes.uint8):
+        return
+    if not antialias and (input.is_floating_point()
+                          or (input.dtype is dtypes.uint8 and mode not in ("linear", "trilinear"))):
         return
     weights = _WEIGHTS[mode]
-    kernel = ("upsample_nearest2d_channels_last" if weights == "nearest" and input.dim() == 4
+    # (PyTorch's 4-D nearest and bilinear kernels name their channels-last variant, whatever the layout)
+    kernel = ("compute_index_ranges_weights" if antialias
+              else f"upsample_{mode.replace('-exact', '')}2d_channels_last"
+              if input.dim() == 4 and mode in ("nearest", "nearest-exact", "bilinear")
               else f"compute_indices_weights_{weights}")
     name = dtypes.SCALAR_NAMES.get(input.dtype.name, input.dtype.name)
     raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
@@ -127,8 +134,6 @@ def interpolate(input: Tensor, size: SizeArg = None,
                                   f"{input.dim()}D) for the modes: {_MODES} (got {mode})")
     if mode == "lanczos":
         raise NotImplementedError(f"learntorch's interpolate does not implement mode={mode!r}")
-    if antialias:
-        raise NotImplementedError("learntorch's interpolate does not implement antialias=True")
     if recompute_scale_factor:
         scales = None  # the kernel places the source cells with in/out, as if `size` had been given
     if mode in _LINEAR and input.dim() != _LINEAR[mode]:
@@ -143,7 +148,9 @@ def interpolate(input: Tensor, size: SizeArg = None,
         if k == 2:
             return adaptive_avg_pool2d(input, tuple(out_sizes))
         return adaptive_avg_pool3d(input, tuple(out_sizes))
-    _check_sizes(input, out_sizes, mode)
+    _check_sizes(input, out_sizes, mode, antialias)
+    if mode in ("bilinear", "bicubic") and (antialias or input.dtype is dtypes.uint8):
+        return _filtered(input, in_sizes, out_sizes, scales, mode, bool(align_corners), antialias)
     if mode in _LINEAR:
         axis_map = cubic_map if mode == "bicubic" else linear_map
         maps = [axis_map(n, o, s, bool(align_corners), double=input.dtype == dtypes.float64)
@@ -151,6 +158,24 @@ def interpolate(input: Tensor, size: SizeArg = None,
         return resample(input, maps, _LINEAR_OP_NAMES[mode])
     maps = [nearest_map(n, o, s, exact=mode == "nearest-exact") for n, o, s in zip(in_sizes, out_sizes, scales)]
     return resample(input, maps, f"{_OP_NAMES[mode]}{k}D")
+
+
+def _filtered(input: Tensor, in_sizes: list, out_sizes: list, scales: list, mode: str, align_corners: bool,
+              antialias: bool) -> Tensor:
+    """Bilinear/bicubic resizing as a filter (``antialias=True``, and uint8 images but for plain
+    bicubic): see :func:`filter_map`.  A uint8 image is computed in fixed point, as PyTorch does (no gradient
+    flows into integers); a float one is an ordinary differentiable resampling."""
+    cubic = mode == "bicubic"
+    uint8 = input.dtype is dtypes.uint8
+    double = uint8 or input.dtype == dtypes.float64
+    if uint8 and cubic and not antialias:  # (PyTorch's plain bicubic taps, edge cells repeated, in fixed point)
+        maps = [cubic_map(n, o, s, align_corners, double=True) for n, o, s in zip(in_sizes, out_sizes, scales)]
+    else:
+        maps = [filter_map(n, o, s, align_corners, cubic, antialias, double=double)
+                for n, o, s in zip(in_sizes, out_sizes, scales)]
+    if uint8:
+        return in_layout_of(resample_uint8(input._backend, input._data, maps), input)
+    return resample(input, maps, _LINEAR_OP_NAMES[mode] + ("Aa" if antialias else ""))
 
 
 def upsample(input: Tensor, size: SizeArg = None,

@@ -106,3 +106,52 @@ def test_row_major_results_of_a_transposed_input(torch_oracle: Any, op: str) -> 
     for a, b in zip(*outs):
         assert a.stride() == b.stride()
         assert_same(a, b, rtol=1e-5, atol=1e-6)
+
+
+KEEP_LAYOUT = [  # (the op on x, a channels-last (2, 4, 6, 6) batch or a channels_last_3d (2, 4, 4, 6, 6) one)
+    "F.max_pool2d(x, 2)", "F.max_pool2d(x, 3, 2, 1, return_indices=True)[1]", "F.avg_pool2d(x, 2)",
+    "F.adaptive_avg_pool2d(x, (3, 2))", "F.adaptive_max_pool2d(x, 3)", "F.adaptive_max_pool2d(x, 3, True)[1]",
+    "F.lp_pool2d(x, 2, 2)", "F.interpolate(x, scale_factor=2)", "F.interpolate(x, size=(4, 5), mode='bilinear')",
+    "F.interpolate(x, size=(4, 5), mode='bicubic')", "F.interpolate(x, size=3, mode='area')",
+    "F.interpolate(x, size=(4, 5), mode='bilinear', antialias=True)",
+    "F.interpolate((x * 50 + 100).to(T.uint8), size=(4, 5), mode='bilinear')", "F.pad(x, (1, 1, 1, 1))",
+    "F.pad(x, (0, 0, 0, 0, 1, 1))", "F.pad(x, (1, 2, 1, 0), mode='reflect')",
+    "F.pad(x, (1, 1, 1, 1), mode='replicate')",
+    "F.pad(x, (1, 1, 1, 1), mode='circular')", "F.hardtanh(x)", "F.relu6(x)", "F.hardswish(x)", "F.hardsigmoid(x)",
+    "F.gelu(x)", "F.gelu(x, approximate='tanh')", "F.group_norm(x, 2, T.ones(4), T.zeros(4))", "F.group_norm(v, 2)",
+    "F.max_pool3d(v, 2)", "F.avg_pool3d(v, 2)",
+    "F.adaptive_avg_pool3d(v, 2)", "F.interpolate(v, scale_factor=2, mode='trilinear')", "F.pad(v, (1, 1, 1, 1, 1, 1))",
+    "F.pad(v, (1, 1, 1, 1, 1, 1), mode='replicate')",
+]
+
+
+@pytest.mark.parametrize("expr", KEEP_LAYOUT)
+def test_pools_resizes_pads_and_activations_keep_the_layout_pytorch_keeps(torch_oracle: Any, expr: str) -> None:
+    """A channels-last model stays channels-last through its pools, resizes, pads and activations
+    where PyTorch's kernels keep it (4-D; for 5-D input only max_pool3d, group_norm, resizing and
+    non-circular padding do); the gradient of the input keeps its layout too."""
+    base = RNG.standard_normal((2, 4, 4, 6, 6)).astype(np.float32)
+    results = []
+    for T in (lt, torch_oracle):
+        x = T.tensor(base[:, :, 0]).to(memory_format=T.channels_last).requires_grad_()
+        v = T.tensor(base).to(memory_format=T.channels_last_3d).requires_grad_()
+        y = eval(expr, {"F": T.nn.functional, "T": T, "x": x, "v": v})
+        grad = None
+        if y.requires_grad:
+            y.backward(T.ones_like(y))
+            grad = (v if "(v" in expr else x).grad
+        results.append((y, grad))
+    (y, grad), (ty, tgrad) = results
+    assert y.stride() == ty.stride()
+    assert_same(y, ty, rtol=1e-5, atol=1e-5)
+    if tgrad is not None:
+        assert grad.stride() == tgrad.stride()
+        assert_same(grad, tgrad, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("op", ["hardtanh", "relu6", "hardswish", "hardsigmoid", "gelu"])
+def test_activations_of_a_transposed_input_keep_its_strides(torch_oracle: Any, op: str) -> None:
+    base = RNG.standard_normal((5, 7)).astype(np.float32)
+    ys = [getattr(T.nn.functional, op)(T.tensor(base).t()) for T in (lt, torch_oracle)]
+    assert ys[0].stride() == ys[1].stride()
+    assert_same(ys[0], ys[1], rtol=1e-5, atol=1e-6)

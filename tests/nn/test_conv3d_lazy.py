@@ -210,6 +210,18 @@ def test_lazy_convolution_in_float64_and_errors(torch_oracle: Any) -> None:
                 match='Only "zeros" padding mode is supported for LazyConvTranspose2d')
 
 
+
+@pytest.mark.parametrize("use", [
+    lambda T: sum(p.numel() for p in T.nn.Sequential(T.nn.LazyConv2d(4, 3), T.nn.LazyLinear(2)).parameters()),
+    lambda T: T.nn.LazyLinear(2).weight.nelement(), lambda T: T.nn.LazyLinear(2).bias.dim(),
+    lambda T: T.nn.LazyBatchNorm2d().running_mean.numel(), lambda T: T.nn.LazyLinear(2).weight.data_ptr(),
+], ids=["count-parameters", "nelement", "dim", "buffer-numel", "data_ptr"])
+def test_placeholders_refuse_to_be_counted_before_the_first_call(torch_oracle: Any, use: Any) -> None:
+    """Counting a lazy model's parameters before its dry run is PyTorch's ValueError, which names
+    the placeholder's class, not a silent 0."""
+    l_exc, t_exc = raises_both(use, torch_oracle, match="Attempted to use an uninitialized parameter in")
+    assert str(l_exc) == str(t_exc)
+
 ERRORS = [
     ("rank", lambda T: T.nn.functional.conv3d(T.ones(1, 2, 3, 4, 4, 4), T.ones(4, 3, 2, 2, 2)),
      r"Expected 4D \(unbatched\) or 5D \(batched\) input to conv3d, but got input of size: \[1, 2, 3, 4, 4, 4\]"),

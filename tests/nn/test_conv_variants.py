@@ -137,6 +137,9 @@ def test_conv_variant_errors(torch_oracle: Any) -> None:
     raises_both(lambda T: T.nn.Conv1d(3, 4, 3, groups=2), torch_oracle, match="in_channels must be divisible")
     raises_both(lambda T: T.nn.Conv1d(3, 4, 3, stride=2, padding="same"), torch_oracle,
                 match="padding='same' is not supported for strided convolutions")
+    for stride in (2, (1, 2)):  # Conv2d too refuses it when built, not at its first call
+        raises_both(lambda T: T.nn.Conv2d(3, 4, 3, stride=stride, padding="same"), torch_oracle,
+                    match="padding='same' is not supported for strided convolutions")
     raises_both(lambda T: T.nn.ConvTranspose2d(3, 4, 3, padding_mode="reflect"), torch_oracle,
                 match='Only "zeros" padding mode is supported')
 
@@ -205,3 +208,25 @@ def test_functional_padding_string_errors(torch_oracle: Any, conv: str, dims: in
     raises_both(lambda T: getattr(T.nn.functional, conv)(T.ones(*x_shape), T.ones(*w_shape), padding="same",
                                                          stride=2),
                 torch_oracle, match="padding='same' is not supported for strided convolutions")
+
+
+CONV_WEIGHT_ERRORS = [
+    lambda T: T.nn.functional.conv2d(T.ones(1, 4, 6, 6), T.ones(2, 4, 3, 3), padding=-1),
+    lambda T: T.nn.functional.conv1d(T.ones(1, 4, 6), T.ones(2, 4, 3), padding=-1),
+    lambda T: T.nn.functional.conv3d(T.ones(1, 4, 6, 6, 6), T.ones(2, 4, 3, 3, 3), padding=-1),
+    lambda T: T.nn.functional.conv_transpose2d(T.ones(1, 4, 6, 6), T.ones(4, 2, 3, 3), padding=-1),
+    lambda T: T.nn.Conv2d(4, 2, 3, padding=-1)(T.ones(1, 4, 6, 6)),
+    lambda T: T.nn.functional.conv2d(T.ones(1, 4, 6, 6), T.ones(2, 4, 0, 3)),
+    lambda T: T.nn.functional.conv_transpose2d(T.ones(1, 4, 6, 6), T.ones(4, 2, 0, 0)),
+    lambda T: T.nn.functional.conv2d(T.ones(1, 4, 6, 6), T.ones(0, 4, 3, 3)),  # (Conv2d(4, 0, 3))
+    lambda T: T.nn.functional.conv2d(T.ones(1, 4, 6, 6), T.ones(0, 2, 3, 3), groups=2),
+    lambda T: T.nn.functional.conv2d(T.ones(1, 4, 6, 6), T.ones(3, 2, 3, 3), groups=2),
+]
+
+
+@pytest.mark.parametrize("i", range(len(CONV_WEIGHT_ERRORS)))
+def test_negative_padding_empty_kernels_and_filters_that_groups_do_not_divide(torch_oracle: Any, i: int) -> None:
+    """Refused with PyTorch's RuntimeError and words, where NumPy would fail on a negative index or an
+    empty stack, or a convolution would quietly compute with 0 or 3 filters in 2 groups."""
+    l_exc, t_exc = raises_both(CONV_WEIGHT_ERRORS[i], torch_oracle)
+    assert str(l_exc) == str(t_exc)

@@ -118,6 +118,7 @@ CASES = [
     "F.dropout(x, 1.5)", "F.dropout(x, -0.1)", "F.dropout2d(x4, 1.5)", "F.dropout2d(x4.long())",
     "F.dropout2d(x4.bool())", "F.dropout2d(x4.long(), training=False)", "F.dropout2d(x4.long(), 1.0)",
     "F.dropout2d(x4, 1.0)", "F.alpha_dropout(x, 1.5, True)", "torch.dropout(x, 1.5, True)",
+    "F.dropout(3, 0.5, False)", "F.dropout([1.0], 0.0)", "torch.nn.Dropout(0.1).eval()(2.5)",
     "torch.dropout_(x.clone(), 1.5, True)", "torch.alpha_dropout(x, 1.5, True)",
     "torch.feature_alpha_dropout(x4, 1.5, True)", "torch.feature_alpha_dropout_(x4.clone(), -1.0, True)",
     "torch.dropout(x, 0.5, False)",

@@ -670,6 +670,13 @@ LOSS_ERRORS = [
      r"Using a target size \(torch\.Size\(\[2\]\)\) that is different to the input size"),
     (lambda T_: nnf(T_).binary_cross_entropy_with_logits(T_.tensor([0.5]), T_.tensor([1.0, 0.0])),
      r"Target size \(torch\.Size\(\[2\]\)\) must be the same as input size \(torch\.Size\(\[1\]\)\)"),
+    # the weights of BCE with logits must broadcast to the loss without growing it
+    (lambda T_: nnf(T_).binary_cross_entropy_with_logits(T_.zeros(2, 3), T_.zeros(2, 3), pos_weight=T_.ones(4)),
+     r"The size of tensor a \(4\) must match the size of tensor b \(3\) at non-singleton dimension 1"),
+    (lambda T_: nnf(T_).binary_cross_entropy_with_logits(T_.zeros(2, 3), T_.zeros(2, 3), weight=T_.ones(4)),
+     r"The size of tensor a \(3\) must match the size of tensor b \(4\)"),
+    (lambda T_: T_.nn.BCEWithLogitsLoss(pos_weight=T_.ones(2, 1, 3))(T_.zeros(2, 3), T_.zeros(2, 3)),
+     r"output with shape \[2, 3\] doesn't match the broadcast shape \[2, 2, 3\]"),
     (lambda T_: nnf(T_).mse_loss(T_.randn(3, 2), T_.randn(4)), "The size of tensor a"),
     (lambda T_: nnf(T_).mse_loss(T_.randn(3), T_.randn(3), weight=T_.ones(2)),
      "Weights and input must have the same size"),

@@ -175,6 +175,44 @@ def test_load_post_hook_must_not_return(torch_oracle: Any) -> None:
     raises_both(run, torch_oracle, match="not expected to return new values")
 
 
+def _versioned_model(T: Any) -> Any:
+    """A module that renamed its parameter in version 2 and converts older checkpoints in its own
+    ``_load_from_state_dict`` (the PyTorch pattern); its ``_save_to_state_dict`` adds a scale."""
+    class Scaled(T.nn.Module):
+        _version = 2
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.w = T.nn.Parameter(T.ones(2))
+            self.log: list = []
+
+        def _save_to_state_dict(self, destination: Any, prefix: str, keep_vars: bool) -> None:
+            super()._save_to_state_dict(destination, prefix, keep_vars)
+            destination[prefix + "scale"] = T.tensor(2.0)
+
+        def _load_from_state_dict(self, state_dict: Any, prefix: str, local_metadata: dict, strict: bool,
+                                  missing_keys: list, unexpected_keys: list, error_msgs: list) -> None:
+            self.log.append((prefix, local_metadata.get("version"), strict))
+            if local_metadata.get("version", 1) < 2 and prefix + "weight" in state_dict:
+                state_dict[prefix + "w"] = state_dict.pop(prefix + "weight")
+            state_dict.pop(prefix + "scale", None)
+            super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                          unexpected_keys, error_msgs)
+
+    return T.nn.Sequential(T.nn.Linear(1, 1), Scaled())
+
+
+def test_overridden_load_from_and_save_to_state_dict(torch_oracle: Any) -> None:
+    def run(T: Any) -> Any:
+        m = _versioned_model(T)
+        sd = m.state_dict()
+        old = OrderedDict([("0.weight", T.ones(1, 1)), ("0.bias", T.zeros(1)), ("1.weight", T.full((2,), 3.0))])
+        result = m.load_state_dict(old)  # no metadata: version None, converted
+        m.load_state_dict(sd)            # its own checkpoint: version 2, "scale" dropped
+        return list(sd), dict(sd._metadata), repr(result), m[1].w.tolist(), m[1].log
+    check_both(run, torch_oracle)
+
+
 # ---------------------------------------------------------------------------- dtypes and moves
 def test_type_and_floating_casts(torch_oracle: Any) -> None:
     def run(T: Any) -> Any:
@@ -298,3 +336,13 @@ def test_dir_hides_numbered_children(torch_oracle: Any) -> None:
         d = dir(s)
         return "fc" in d, "1" in d, "append" in d, d == sorted(d)
     check_both(run, torch_oracle)
+
+
+@pytest.mark.parametrize("make", [
+    lambda T: T.nn.Parameter(T.ones(2).long()), lambda T: T.nn.Parameter(T.ones(2, dtype=T.bool)),
+    lambda T: T.ones(2).long().requires_grad_(),
+], ids=["parameter-long", "parameter-bool", "requires_grad_"])
+def test_an_integer_parameter_is_refused_in_pytorchs_words(torch_oracle: Any, make: Any) -> None:
+    l_exc, t_exc = raises_both(make, torch_oracle, match="can require gradients")
+    assert str(l_exc) == str(t_exc)
+    check_both(lambda T: T.nn.Parameter(T.ones(2).long(), requires_grad=False).dtype, torch_oracle)

@@ -10,10 +10,11 @@ import sys
 import warnings
 from typing import Any
 
+import numpy as np
 import pytest
 
 import learntorch as lt
-from learntorch import _tensor_methods
+from learntorch import _tensor_methods, warn_always
 from learntorch.ops import arrange
 from conftest import check_both, raises_both
 
@@ -269,6 +270,27 @@ def test_meshgrid_without_indexing_warns_once(torch_oracle: Any, monkeypatch: An
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         check_both(lambda T: T.meshgrid(T.arange(2), T.arange(3)), torch_oracle)
+
+
+@pytest.mark.parametrize("make", [
+    lambda T: T.tensor([np.ones(2), np.zeros(2)]), lambda T: T.as_tensor((np.ones(2), np.zeros(2))),
+    lambda T: T.tensor([[np.ones(2)]], dtype=T.float32),
+], ids=["tensor", "as_tensor-tuple", "nested"])
+def test_a_list_of_numpy_arrays_warns_once_at_the_callers_line(torch_oracle: Any, monkeypatch: Any, make: Any) -> None:
+    """A Dataset that builds a batch from a list of images gets PyTorch's hint to np.stack them first
+    (once per process); a list of 0-d arrays (NumPy scalars) does not."""
+    monkeypatch.setattr(warn_always, "_given", set())
+    with pytest.warns(UserWarning, match="Creating a tensor from a list of numpy.ndarrays is extremely slow") as rec:
+        make(lt)
+    assert rec[0].filename == __file__
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        make(lt), lt.tensor([np.array(1.0), np.array(2.0)])
+        monkeypatch.setattr(warn_always, "_given", set())
+        lt.tensor([np.array(1.0), np.array(2.0)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_both(make, torch_oracle)
 
 
 # ----------------------------------------------------------------------------- f12 losses of integers

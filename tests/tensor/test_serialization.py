@@ -258,6 +258,30 @@ def test_sharing_matches_torch(torch_oracle, make):
     assert run(lt) == run(torch_oracle)
 
 
+@pytest.mark.parametrize("make", [
+    lambda T: T.arange(24.).reshape(2, 3, 2, 2).contiguous(memory_format=T.channels_last),
+    lambda T: T.arange(12.).reshape(1, 3, 2, 2).contiguous(memory_format=T.channels_last),
+    lambda T: T.arange(6.).reshape(2, 3).t(),
+    lambda T: T.nn.Parameter(T.arange(6.).reshape(2, 3).t()),
+    lambda T: T.arange(12.).reshape(4, 1, 3).permute(2, 1, 0),
+    lambda T: T.arange(12.).reshape(3, 4)[:, 1:3],       # not dense: a compact copy (PyTorch keeps (4, 1))
+], ids=["channels-last", "channels-last-n1", "transpose", "parameter-transpose", "permute", "slice"])
+def test_a_dense_tensor_saved_alone_keeps_its_strides(torch_oracle, make):
+    """A channels_last batch or a transposed matrix saved alone comes back with its strides, as in
+    PyTorch (``is_contiguous(memory_format=...)`` unchanged); a strided slice alone stays compact."""
+    def run(T):
+        buf = io.BytesIO()
+        T.save(make(T), buf)
+        buf.seek(0)
+        out = T.load(buf)
+        return type(out).__name__, out.tolist(), out.stride(), out.requires_grad
+    expected, actual = run(torch_oracle), run(lt)
+    if actual[1] == [[1.0, 2.0], [5.0, 6.0], [9.0, 10.0]]:  # (the slice: same values, compact strides)
+        assert actual[:2] == expected[:2] and actual[2] == (2, 1)
+    else:
+        assert actual == expected
+
+
 def test_views_of_a_parameter_share_memory_and_keep_their_kinds():
     w = nn.Parameter(lt.randn(3, 4))
     _, out = _saved_and_loaded({"w": w, "flat": w.view(-1), "row": w[1].detach()})

@@ -38,6 +38,8 @@ class Conv2d(Module):
             raise ValueError("out_channels must be divisible by groups")
         if isinstance(padding, str) and padding not in ("same", "valid"):
             raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+        if padding == "same" and any(s != 1 for s in _pair(stride)):  # (at construction, as Conv1d/Conv3d)
+            raise ValueError("padding='same' is not supported for strided convolutions")
         check_padding_mode(padding_mode)
         self.in_channels, self.out_channels = in_channels, out_channels
         # (the steps are kept as given, floats too, as PyTorch's _pair keeps them; the first call checks them)

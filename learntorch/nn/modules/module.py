@@ -648,14 +648,7 @@ class Module:
             destination._metadata[prefix[:-1]] = local_metadata
         for hook in list((self.__dict__.get("_state_dict_pre_hooks") or {}).values()):
             hook(self, prefix, keep_vars)
-        for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
-        for name, buf in self._buffers.items():
-            if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
-        if self._has_own("get_extra_state"):
-            destination[prefix + _EXTRA_STATE_KEY] = self.get_extra_state()
+        self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
@@ -668,6 +661,18 @@ class Module:
             elif result is not None:
                 raise RuntimeError("state_dict post-hook must return None")
         return destination
+
+    def _save_to_state_dict(self, destination: dict, prefix: str, keep_vars: bool) -> None:
+        """This module's own entries (not its children's) into ``destination``: PyTorch's step
+        that a module overrides to save something else (or in another form) than its tensors."""
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buf if keep_vars else buf.detach()
+        if self._has_own("get_extra_state"):
+            destination[prefix + _EXTRA_STATE_KEY] = self.get_extra_state()
 
     def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
         """``hook(module, prefix, keep_vars)`` before this module's entries are collected."""
@@ -731,12 +736,9 @@ class Module:
             local_metadata = dict(metadata.get(prefix[:-1], {})) if metadata is not None else {}
             if assign:
                 local_metadata["assign_to_params_buffers"] = True
-            for hook in list((module.__dict__.get("_load_state_dict_pre_hooks") or {}).values()):
-                # strict=True, as PyTorch passes: keys are always collected, ``strict`` only decides
-                # at the end whether they are an error
-                hook(module, local, prefix, local_metadata, True, missing, unexpected, errors)
-            module._complete_old_checkpoint(local, prefix)
-            module._load_own_entries(local, prefix, assign, missing, unexpected, errors)
+            # strict=True, as PyTorch passes: keys are always collected, ``strict`` only decides at the
+            # end whether they are an error
+            module._load_from_state_dict(local, prefix, local_metadata, True, missing, unexpected, errors)
             for name, child in module._modules.items():
                 if child is not None:
                     child_prefix = prefix + name + "."
@@ -756,6 +758,19 @@ class Module:
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
         return _IncompatibleKeys(missing, unexpected)
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict, strict: bool,
+                              missing_keys: list, unexpected_keys: list, error_msgs: list) -> None:
+        """This module's own part of ``load_state_dict`` (its children come after), with PyTorch's
+        signature: a module overrides it to rename or convert the entries of an older checkpoint
+        (``local_metadata["version"]`` is the saved module's ``_version``) and then calls
+        ``super()._load_from_state_dict(...)``.  Runs the load pre-hooks, completes what an older
+        checkpoint lacks, copies the entries; problems go to the three lists."""
+        for hook in list((self.__dict__.get("_load_state_dict_pre_hooks") or {}).values()):
+            hook(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
+        self._complete_old_checkpoint(state_dict, prefix)
+        self._load_own_entries(state_dict, prefix, bool(local_metadata.get("assign_to_params_buffers", False)),
+                               missing_keys, unexpected_keys, error_msgs)
 
     def _load_own_entries(self, local: dict, prefix: str, assign: bool, missing: list, unexpected: list,
                           errors: list) -> None:
