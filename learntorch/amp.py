@@ -371,40 +371,29 @@ class GradScaler:
 
 
 # ----------------------------------------------------------------------------- torch.cuda.amp (deprecated)
-class _CudaAmp:
-    """``torch.cuda.amp``: the deprecated spellings, with PyTorch's FutureWarnings."""
+class _DeprecatedAmp:
+    """``torch.cuda.amp`` and ``torch.cpu.amp``: the deprecated spellings of ``torch.amp``'s
+    ``GradScaler`` and ``autocast`` for one device (and its default dtype), with PyTorch's FutureWarnings."""
 
-    @staticmethod
-    def GradScaler(init_scale: float = 2.0 ** 16, growth_factor: float = 2.0, backoff_factor: float = 0.5,
+    def __init__(self, device_type: str, default_dtype: dtypes.dtype) -> None:
+        self._device_type, self._default_dtype = device_type, default_dtype
+
+    def GradScaler(self, init_scale: float = 2.0 ** 16, growth_factor: float = 2.0, backoff_factor: float = 0.5,
                    growth_interval: int = 2000, enabled: bool = True) -> GradScaler:
-        warn_always.warn("`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use "
-                         "`torch.amp.GradScaler('cuda', args...)` instead.", FutureWarning, stacklevel=2)
-        return GradScaler("cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
+        d = self._device_type
+        warn_always.warn(f"`torch.{d}.amp.GradScaler(args...)` is deprecated. Please use "
+                         f"`torch.amp.GradScaler('{d}', args...)` instead.", FutureWarning, stacklevel=2)
+        return GradScaler(d, init_scale, growth_factor, backoff_factor, growth_interval, enabled)
 
-    @staticmethod
-    def autocast(enabled: bool = True, dtype: dtypes.dtype = dtypes.float16, cache_enabled: bool = True) -> autocast:
-        warn_always.warn("`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
-                         "`torch.amp.autocast('cuda', args...)` instead.", FutureWarning, stacklevel=2)
-        return autocast("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
-
-
-class _CpuAmp:
-    """``torch.cpu.amp``: the deprecated CPU spellings (bfloat16 by default), with PyTorch's FutureWarnings."""
-
-    @staticmethod
-    def GradScaler(init_scale: float = 2.0 ** 16, growth_factor: float = 2.0, backoff_factor: float = 0.5,
-                   growth_interval: int = 2000, enabled: bool = True) -> GradScaler:
-        warn_always.warn("`torch.cpu.amp.GradScaler(args...)` is deprecated. Please use "
-                         "`torch.amp.GradScaler('cpu', args...)` instead.", FutureWarning, stacklevel=2)
-        return GradScaler("cpu", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
-
-    @staticmethod
-    def autocast(enabled: bool = True, dtype: dtypes.dtype = dtypes.bfloat16, cache_enabled: bool = True) -> autocast:
-        warn_always.warn("`torch.cpu.amp.autocast(args...)` is deprecated. Please use "
-                         "`torch.amp.autocast('cpu', args...)` instead.", FutureWarning, stacklevel=2)
-        return autocast("cpu", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+    def autocast(self, enabled: bool = True, dtype: Optional[dtypes.dtype] = None,
+                 cache_enabled: bool = True) -> autocast:
+        d = self._device_type
+        warn_always.warn(f"`torch.{d}.amp.autocast(args...)` is deprecated. Please use "
+                         f"`torch.amp.autocast('{d}', args...)` instead.", FutureWarning, stacklevel=2)
+        return autocast(d, dtype=self._default_dtype if dtype is None else dtype, enabled=enabled,
+                        cache_enabled=cache_enabled)
 
 
-cuda.amp = _CudaAmp()  # type: ignore[attr-defined]
-cpu.amp = _CpuAmp()  # type: ignore[attr-defined]
+cuda.amp = _DeprecatedAmp("cuda", dtypes.float16)  # type: ignore[attr-defined]
+cpu.amp = _DeprecatedAmp("cpu", dtypes.bfloat16)  # type: ignore[attr-defined]
 cuda.is_bf16_supported = lambda including_emulation=True: False  # type: ignore[attr-defined]  # no bfloat16 here

@@ -62,6 +62,17 @@ def _ok(done: subprocess.CompletedProcess) -> str:
     return done.stdout
 
 
+def _oracle_ok(tmp_path: Path, body: str, *args: str) -> str:
+    """The same script under real torch, with one retry where torch's gloo aborted: its
+    ``destroy_process_group`` now and then ends a rank with SIGABRT ("terminate called without an
+    active exception") after all its work is done, a race in torch's teardown that is no fault of the
+    program.  learntorch's own runs get no retry."""
+    done = _run(tmp_path, body, "torch", *args)
+    if done.returncode != 0 and "SIGABRT" in done.stderr:
+        done = _run(tmp_path, body, "torch", *args)
+    return _ok(done)
+
+
 # The tutorial: MASTER_ADDR/PORT, init_process_group with rank and world size, DDP, a few steps.
 TUTORIAL = """
 import os
@@ -102,7 +113,7 @@ if __name__ == "__main__":
 def test_ddp_tutorial_gives_pytorchs_numbers(tmp_path):
     _torch_or_skip()
     ours = _ok(_run(tmp_path, TUTORIAL, "learntorch"))
-    theirs = _ok(_run(tmp_path, TUTORIAL, "torch"))
+    theirs = _oracle_ok(tmp_path, TUTORIAL)
     assert ours == theirs
     assert ours.startswith("parent starts\nstep 0 mean loss") and ours.endswith("parent done\n")
     assert "same weights on every rank: True" in ours
@@ -175,7 +186,7 @@ if __name__ == "__main__":
 def test_a_failing_child_raises_process_raised_exception_as_pytorch(tmp_path):
     _torch_or_skip()
     ours = _ok(_run(tmp_path, FAILURES, "learntorch", "raise"))
-    theirs = _ok(_run(tmp_path, FAILURES, "torch", "raise"))
+    theirs = _oracle_ok(tmp_path, FAILURES, "raise")
     assert ours == theirs
     assert ours.splitlines() == ["rank 0 finished", "ProcessRaisedException index 1 exit_code None",
                                  "first: -- Process 1 terminated with the following error:",
