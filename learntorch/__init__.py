@@ -35,6 +35,9 @@ from .ops.indexing import gather, index_select, masked_fill, masked_select, nonz
 from .ops.matmul import addmm, bmm, dot, matmul, mm, mv, outer
 from .ops.matmul import addbmm, addmv, baddbmm, cdist, dist, inner, kron, tensordot, vdot
 from .ops.linalg_decomp import det
+from .ops.linalg_lu import cholesky_inverse, cholesky_solve
+from .linalg import pca_lowrank, svd_lowrank
+from .ops.linalg_products import geqrf
 from .ops.linalg_decomp import torch_slogdet as slogdet
 from .linalg import inverse, legacy_cross as cross, legacy_qr as qr, legacy_svd as svd, logdet, matrix_power, pinverse
 from .linalg import (householder_product as orgqr, legacy_cholesky as cholesky, legacy_lu as lu,

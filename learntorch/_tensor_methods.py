@@ -28,7 +28,7 @@ from .ops.activations import hardshrink as _hardshrink
 from .ops import pointwise_extra, tensor_info  # (their own sections of the table: pointwise_extra.METHODS …)
 from .ops import special_ops  # (igamma, igammac, mvlgamma and their in-place forms)
 from . import storage
-from .ops import bucketing, index_writes, reshaping, scans
+from .ops import bucketing, index_writes, linalg_lu, linalg_products, reshaping, scans
 from .ops import index_reduce, python_map, strided, view_scatter
 from .ops.common import Number, binary_operands, infer_size, new_result
 from .cuda import cupy_or_none
@@ -636,6 +636,8 @@ _OPERATIONS = dict(
     matrix_exp=linalg_api.matrix_exp, lu=linalg_api.legacy_lu, lu_solve=linalg_api.legacy_lu_solve,
     svd=linalg_api.legacy_svd, qr=linalg_api.legacy_qr,
     triangular_solve=linalg_api.triangular_solve, orgqr=linalg_api.householder_product,
+    cholesky_solve=linalg_lu.cholesky_solve, cholesky_inverse=linalg_lu.cholesky_inverse,
+    geqrf=linalg_products.geqrf,
 )
 
 # what the Tensor class sits below: moving between devices and dtypes, and backward

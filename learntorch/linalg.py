@@ -178,21 +178,36 @@ class _LstsqResult(tuple):
 _LstsqResult.__name__ = _LstsqResult.__qualname__ = "linalg_lstsq"
 
 
+_LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
 def lstsq(A: Tensor, B: Tensor, rcond: Optional[float] = None, *, driver: Optional[str] = None) -> Any:
     """The ``X`` minimising ``‖A X - B‖`` (least squares), as ``pinv(A) @ B``.
 
-    Like PyTorch's default CPU driver (``gelsy``), only ``solution`` and ``rank`` are filled;
-    ``residuals`` and ``singular_values`` are empty.  (PyTorch uses a QR-based LAPACK routine:
-    for a well-conditioned ``A`` the numbers agree to float32 rounding.)"""
+    The other fields follow what PyTorch's CPU LAPACK drivers fill, since programs read them:
+    ``rank`` for all but ``gels`` (which assumes full rank); ``singular_values`` only for the
+    SVD-based ``gelsd`` / ``gelss``; ``residuals`` (the squared error of each column of ``B``)
+    for ``gels`` / ``gelsd`` / ``gelss`` when ``A`` is tall and every matrix has full rank.
+    The default driver, ``gelsy``, fills ``solution`` and ``rank`` only.  (PyTorch uses QR- or
+    SVD-based LAPACK routines: for a well-conditioned ``A`` the numbers agree to float32 rounding.)"""
+    if driver is not None and driver not in _LSTSQ_DRIVERS:
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     if A.ndim < 2:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
     vector = B.ndim == A.ndim - 1
     if (B.shape[-1] if vector else B.shape[-2]) != A.shape[-2]:
         raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
     P = pinv(A, rtol=rcond)
-    X = matmul(P, B) if not vector else matmul(P, B.unsqueeze(-1)).squeeze(-1)
+    B_matrix = B.unsqueeze(-1) if vector else B
+    X = matmul(P, B_matrix)
     empty = Tensor._zeros((0,), A.dtype, A.device)
-    return _LstsqResult((X, empty, matrix_rank(A.detach(), rtol=rcond), empty))
+    rank = Tensor._zeros((0,), dtypes.int64, A.device) if driver == "gels" else matrix_rank(A.detach(), rtol=rcond)
+    singular_values = svdvals(A.detach()) if driver in ("gelsd", "gelss") else empty
+    residuals = empty
+    m, n = A.shape[-2], A.shape[-1]
+    if driver in ("gels", "gelsd", "gelss") and m > n and bool((matrix_rank(A.detach()) == n).all()):
+        residuals = (matmul(A, X) - B_matrix).square().sum(-2)
+    return _LstsqResult((X.squeeze(-1) if vector else X, residuals, rank, singular_values))
 
 
 # ----------------------------------------------------------------------------- built on the factorisations
@@ -418,6 +433,34 @@ def legacy_svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any
     if not compute_uv:
         U, V = U.detach().zero_(), V.detach().zero_()
     return _svd_legacy_result(U, S, V)
+
+
+def svd_lowrank(A: Tensor, q: Optional[int] = 6, niter: int = 2, M: Optional[Tensor] = None) -> Any:
+    """``torch.svd_lowrank``: ``(U, S, V)``, the ``q`` largest singular values of ``A - M`` and
+    their vectors (``A ≈ U diag(S) Vᵀ``; ``q`` is capped at ``min(m, n)``).
+
+    PyTorch finds them by a randomized method (``niter`` power iterations on random
+    projections), which is fast for a large matrix.  learntorch truncates the exact SVD
+    instead: the same values up to the randomized method's error, deterministic, and
+    ``niter`` is not used.  Singular vectors are defined up to sign, so theirs may differ."""
+    if M is not None:
+        A = A - M
+    k = min(6 if q is None else q, A.shape[-2], A.shape[-1])
+    U, S, Vh = svd(A, full_matrices=False)
+    return U[..., :k], S[..., :k], Vh[..., :k, :].transpose(-2, -1)
+
+
+def pca_lowrank(A: Tensor, q: Optional[int] = None, center: bool = True, niter: int = 2) -> Any:
+    """``torch.pca_lowrank``: principal component analysis of the rows of ``A`` (samples) as
+    :func:`svd_lowrank` of the centred data; ``V``'s columns are the principal directions and
+    ``S² / (m - 1)`` the variances along them.  ``q`` defaults to ``min(6, m, n)``."""
+    m, n = A.shape[-2:]
+    if q is None:
+        q = min(6, m, n)
+    elif not (isinstance(q, int) and 0 <= q <= min(m, n)):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}")
+    M = A.mean(-2, keepdim=True) if center else None
+    return svd_lowrank(A, q, niter, M)
 
 
 from .ops.linalg_decomp import _named  # noqa: E402

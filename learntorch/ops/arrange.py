@@ -324,7 +324,7 @@ def meshgrid(*tensors: Tensor, indexing: Optional[str] = None) -> tuple:
                              "argument.", UserWarning, stacklevel=2)
         indexing = "ij"
     if indexing not in ("ij", "xy"):
-        raise ValueError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
     for t in tensors:
         if t.ndim > 1:
             raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got a "

@@ -26,6 +26,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..tensor import Tensor
 from .common import check_kernel_dtype, infer_size, new_result, return_type, sum_to
+from .shape import cat
 
 __all__ = ["LinAlgError", "inv", "det", "slogdet", "solve", "cholesky", "eigh", "svd", "svdvals", "qr", "pinv",
            "matrix_rank", "cross"]
@@ -359,19 +360,48 @@ def svdvals(A: Tensor) -> Tensor:
     return Svd.apply(A, False)[1]
 
 
-# ----------------------------------------------------------------------------- no backward here
+# ----------------------------------------------------------------------------- QR
 class Qr(Function):
+    """``A = Q R``.  Backward (PyTorch's ``linalg_qr_backward``, real case), for ``m ≥ n``:
+    with ``M = gR Rᵀ - Qᵀ gQ`` and ``sym(X) = X + Xᵀ`` with its diagonal halved,
+    ``gA = (gQ + Q sym(triu(M))) R⁻ᵀ``.  A wide ``A = [X | Y]`` is the square case for ``X``
+    with ``Y = Q V`` added.  The ``mode='r'`` and tall ``'complete'`` factorisations have no
+    backward (in PyTorch either: ``Q`` is not determined by ``R`` alone)."""
     _backward_name = "LinalgQrBackward0"
 
     @staticmethod
     def forward(ctx, A: Tensor, mode: str) -> tuple:
-        Q, R = A._backend.xp.linalg.qr(A._data, mode=mode)
-        return new_result(Q, A), new_result(R, A)
+        Q, R = A._backend.xp.linalg.qr(A._data, mode="reduced" if mode == "r" else mode)
+        Q, R = new_result(Q, A), new_result(R, A)
+        ctx.mode = mode
+        ctx.save_for_backward(Q, R)
+        return Q, R
 
     @staticmethod
-    def backward(ctx, *grads: Tensor) -> tuple:
-        raise RuntimeError("learntorch has no backward for torch.linalg.qr (PyTorch has one); compute the "
-                           "gradient through other operations, or detach() the QR factors")
+    def backward(ctx, gQ: Tensor, gR: Tensor) -> tuple:
+        Q, R = ctx.saved_tensors
+        m, n = Q.shape[-2], R.shape[-1]
+        if ctx.mode == "r":
+            raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+                               "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
+                               "linalg.qr.")
+        if ctx.mode == "complete" and m > n:
+            raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+        if m < n:  # A = [X | Y] with X = Q U square and Y = Q V: V's gradient reaches Q and Y
+            U, gU, gV = R[..., :, :m], gR[..., :, :m], gR[..., :, m:]
+            Y = Q @ R[..., :, m:]
+            gX = _qr_square_backward(Q, U, gQ + Y @ _mT(gV), gU)
+            return cat([gX, Q @ gV], -1), None
+        return _qr_square_backward(Q, R, gQ, gR), None
+
+
+def _qr_square_backward(Q: Tensor, R: Tensor, gQ: Tensor, gR: Tensor) -> Tensor:
+    """``gA`` for ``A = Q R`` with ``m ≥ n`` (``R`` square, invertible): ``Y R⁻ᵀ`` as the
+    transpose of ``R⁻¹ Yᵀ`` (``solve``; the triangular solver lives in ``linalg_lu``, above)."""
+    M = (gR @ _mT(R) - _mT(Q) @ gQ).triu()
+    sym = M + _mT(M)
+    sym = sym - 0.5 * sym.diagonal(0, -2, -1).diag_embed()
+    return _mT(solve(R, _mT(Q @ sym + gQ)))
 
 
 def qr(A: Tensor, mode: str = "reduced") -> Any:
@@ -381,7 +411,7 @@ def qr(A: Tensor, mode: str = "reduced") -> Any:
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
                            "'r', or 'complete'")
     if mode == "r":
-        Q, R = Qr.apply(A, "reduced")
+        Q, R = Qr.apply(A, "r")
         return qr_result(Tensor._zeros((0,), A.dtype, A.device), R)
     return qr_result(*Qr.apply(A, mode))
 

@@ -46,7 +46,7 @@ from .linalg_decomp import Cholesky, Inv, LinAlgError, Solve, _check_matrix, _ch
 from .shape import cat
 
 __all__ = ["solve_triangular", "lu_factor", "lu_factor_ex", "lu", "lu_unpack", "lu_solve", "triangular_solve",
-           "legacy_lu", "inv_ex", "solve_ex", "cholesky_ex"]
+           "legacy_lu", "inv_ex", "solve_ex", "cholesky_ex", "cholesky_solve", "cholesky_inverse"]
 
 lu_factor_result = return_type("linalg_lu_factor", "LU pivots")
 lu_factor_ex_result = return_type("linalg_lu_factor_ex", "LU pivots info")
@@ -686,3 +686,114 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -
         raise LinAlgError(f"linalg.cholesky_ex: {prefix}The factorization could not be completed because the input "
                           f"is not positive-definite (the leading minor of order {j} is not positive-definite).")
     return cholesky_ex_result(L, info)
+
+
+# ----------------------------------------------------------------------------- solving with a Cholesky factor
+def _cholesky_factor_arrays(xp: Any, factor: Any, upper: bool) -> Any:
+    """The lower-triangular ``L`` with ``A = L Lᵀ``, whichever triangle the caller passed
+    (``upper`` means ``A = Uᵀ U``, so ``L = Uᵀ``)."""
+    return xp.matrix_transpose(factor) if upper else factor
+
+
+def _cholesky_solve_arrays(xp: Any, factor: Any, b: Any, upper: bool) -> Any:
+    """``A⁻¹ b`` for ``A = L Lᵀ``: two triangular solves, ``L y = b`` then ``Lᵀ x = y``."""
+    L = _cholesky_factor_arrays(xp, factor, upper)
+    y = _solve_triangular_arrays(xp, L, b, False, False)
+    return _solve_triangular_arrays(xp, xp.matrix_transpose(L), y, True, False)
+
+
+def _check_cholesky_factor(name: str, L: Tensor) -> None:
+    _at_least_2d(name, L, "A")
+    if L.shape[-1] != L.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {L.shape[-2]} by "
+                           f"{L.shape[-1]} matrices")
+
+
+class CholeskySolve(Function):
+    """``X = A⁻¹ B`` where ``A = L Lᵀ`` is given by its Cholesky factor ``L`` (or ``U = Lᵀ``).
+
+    Backward (PyTorch's formula, so that the gradient of ``L`` matches it entry for entry, the
+    upper triangle included): ``gB = A⁻¹ g``; with ``S = gB Xᵀ + X gBᵀ``, ``gL = -S L``
+    (``-U S`` for an upper factor)."""
+    _backward_name = "CholeskySolveBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, B: Tensor, L: Tensor, upper: bool) -> Tensor:
+        out = new_result(_cholesky_solve_arrays(L._backend.xp, L._data, B._data, upper), L)
+        ctx.upper = upper
+        ctx.shapes = (tuple(B.shape), tuple(L.shape))
+        ctx.save_for_backward(L, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        L, X = ctx.saved_tensors
+        sb, sl = ctx.shapes
+        gB = cholesky_solve(grad, L, ctx.upper)
+        gL = None
+        if ctx.needs_input_grad[1]:
+            S = gB @ _mT(X)
+            S = S + _mT(S)
+            gL = sum_to(-(L @ S) if ctx.upper else -(S @ L), sl)
+        return sum_to(gB, sb) if ctx.needs_input_grad[0] else None, gL, None
+
+
+def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
+    """``torch.cholesky_solve(B, L)``: the ``X`` with ``A X = B`` where ``A = L Lᵀ`` (``upper``:
+    ``A = Uᵀ U``) is a positive-definite matrix already factored by ``torch.linalg.cholesky``.
+    Factoring once and solving for many ``B`` is the point (Gaussian processes, normal equations).
+    Batch dimensions broadcast; like LAPACK, a zero on the diagonal gives ``inf``/``nan``."""
+    if B.ndim < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {B.ndim} dimensions instead")
+    if L.ndim < 2:
+        raise RuntimeError(f"u should have at least 2 dimensions, but has {L.ndim} dimensions instead")
+    if B.dtype is not L.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{dtypes.SCALAR_NAMES.get(B.dtype.name, B.dtype.name)} and A of type "
+                           f"{dtypes.SCALAR_NAMES.get(L.dtype.name, L.dtype.name)} instead.")
+    if L.shape[-1] != L.shape[-2]:
+        raise RuntimeError(f"A must be batches of square matrices, but they are {L.shape[-2]} by {L.shape[-1]} "
+                           "matrices")
+    if B.shape[-2] != L.shape[-1]:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {L.shape[-2]} by "
+                           f"{L.shape[-1]} but each b matrix is {B.shape[-2]} by {B.shape[-1]}")
+    infer_size(tuple(B.shape[:-2]), tuple(L.shape[:-2]))
+    _check_kernel_dtype("cholesky_solve_cpu", L)
+    return CholeskySolve.apply(B, L, bool(upper))
+
+
+class CholeskyInverse(Function):
+    """``A⁻¹`` for ``A = L Lᵀ``.  Backward (PyTorch's formula): with ``S = X (g + gᵀ) X``,
+    ``gL = -S L`` (``-U S`` for an upper factor)."""
+    _backward_name = "CholeskyInverseBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, L: Tensor, upper: bool) -> Tensor:
+        xp = L._backend.xp
+        eye = xp.broadcast_to(xp.eye(L.shape[-1], dtype=L._data.dtype), tuple(L.shape))
+        out = new_result(_cholesky_solve_arrays(xp, L._data, eye, upper), L)
+        ctx.upper = upper
+        ctx.save_for_backward(L, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> tuple:
+        L, X = ctx.saved_tensors
+        S = X @ (grad + _mT(grad)) @ X
+        return (-(L @ S) if ctx.upper else -(S @ L)), None
+
+
+def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
+    """``torch.cholesky_inverse(L)``: ``A⁻¹`` for the positive-definite ``A = L Lᵀ`` (``upper``:
+    ``A = Uᵀ U``) from its Cholesky factor, e.g. a Gaussian process's posterior precision.  A zero
+    on the factor's diagonal means ``A`` is singular: a ``LinAlgError`` that says which."""
+    name = "cholesky_inverse"
+    _check_cholesky_factor(name, L)
+    _check_kernel_dtype("cholesky_inverse_out_cpu", L)
+    diagonal = to_numpy(L._data).diagonal(axis1=-2, axis2=-1).reshape(-1, L.shape[-1]) if L.numel() else None
+    if diagonal is not None and (diagonal == 0).any():
+        batch, column = np.argwhere(diagonal == 0)[0]
+        prefix = f"(Batch element {batch}): " if L.ndim > 2 else ""
+        raise LinAlgError(f"{name}: {prefix}The diagonal element {column + 1} is zero, the inversion could not be "
+                          "completed because the input matrix is singular.")
+    return CholeskyInverse.apply(L, bool(upper))

@@ -22,12 +22,12 @@ from typing import Any
 from .. import dtypes
 from ..autograd.function import Function
 from ..tensor import Tensor
-from .common import new_result
+from .common import new_result, return_type
 from .linalg_decomp import _check_matrix
 from .linalg_lu import _check_kernel_dtype
 from .shape import cat
 
-__all__ = ["matrix_exp", "householder_product"]
+__all__ = ["matrix_exp", "householder_product", "geqrf"]
 
 _TAYLOR_DEGREE = 18  # with ||A|| <= 1/2 the first term left out is below 1e-22 of ||A||
 
@@ -166,3 +166,35 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
         raise RuntimeError(f"{name}: tau dtype {dtypes.type_name(tau.dtype)} does not match input dtype "
                            f"{dtypes.type_name(A.dtype)}")
     return HouseholderProduct.apply(A, tau)
+
+
+geqrf_result = return_type("geqrf", "a tau")
+
+
+class Geqrf(Function):
+    """LAPACK's QR in its compact form; PyTorch has no derivative for it (its backward raises)."""
+    _backward_name = "GeqrfBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, A: Tensor) -> tuple:
+        xp = A._backend.xp
+        if A.numel() == 0:
+            k = min(A.shape[-2], A.shape[-1])
+            return new_result(xp.asarray(A._data, copy=True), A), Tensor._zeros(tuple(A.shape[:-2]) + (k,), A.dtype,
+                                                                                 A.device)
+        h, tau = xp.linalg.qr(A._data, mode="raw")  # (NumPy hands LAPACK's array back transposed)
+        return new_result(xp.ascontiguousarray(xp.matrix_transpose(h)), A), new_result(tau, A)
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Tensor) -> tuple:
+        raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+def geqrf(input: Tensor) -> Any:
+    """``torch.geqrf``: ``(a, tau)``, the QR factorisation as LAPACK stores it: ``R`` on and above
+    ``a``'s diagonal, and below it the Householder vectors whose product (with ``tau``) is ``Q``,
+    which :func:`householder_product` (``torch.orgqr``) rebuilds.  Prefer ``torch.linalg.qr``."""
+    if input.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    _check_kernel_dtype("geqrf_cpu", input)
+    return geqrf_result(*Geqrf.apply(input))

@@ -165,8 +165,23 @@ def test_qr_pinv_rank(torch_oracle: Any) -> None:
     check_both(lambda T: (T.linalg.matrix_rank(T.ones(3, 3)), T.linalg.matrix_rank(T_(T, G)),
                           T.linalg.matrix_rank(T_(T, BATCH)), T.linalg.matrix_rank(T.ones(3, 3), atol=5.)),
                torch_oracle)
-    with pytest.raises(RuntimeError, match="no backward"):
-        lt.linalg.qr(lt.tensor(B, requires_grad=True)).Q.sum().backward()
+
+
+
+# QR's factors are unique up to the signs LAPACK picks (the same routine in both), so gradients compare directly
+@pytest.mark.parametrize("shape,mode", [((4, 3), "reduced"), ((4, 4), "complete"), ((2, 4), "reduced"),
+                                        ((2, 4), "complete"), ((3, 4, 3), "reduced")])
+def test_qr_backward(torch_oracle: Any, shape: tuple, mode: str) -> None:
+    data = RNG.standard_normal(shape).astype(np.float32) + np.eye(*shape[-2:], dtype=np.float32)
+    grads_both(lambda T, a: T.cat([f.flatten() for f in T.linalg.qr(a, mode=mode)]), torch_oracle, data,
+               check_grad_fn=False, **TOL)
+
+
+def test_qr_backward_errors(torch_oracle: Any) -> None:
+    raises_both(lambda T: T.linalg.qr(T.ones(4, 3, requires_grad=True), mode="r").R.sum().backward(), torch_oracle,
+                match="mode='r'")
+    raises_both(lambda T: T.linalg.qr(T.ones(4, 3, requires_grad=True), mode="complete").Q.sum().backward(),
+                torch_oracle, match="not differentiable when mode='complete'")
 
 
 # ----------------------------------------------------------------------------- products
@@ -222,6 +237,34 @@ def test_lstsq(torch_oracle: Any) -> None:
     grads_both(lambda T, a, b: T.linalg.lstsq(a, b[:, 0]).solution, torch_oracle, tall, rhs, check_grad_fn=False,
                **TOL)
     check_both(lambda T: tuple(T.linalg.lstsq(T_(T, tall), T_(T, rhs)))[1:], torch_oracle)  # empty, rank, empty
+
+
+LSTSQ_CASES = {  # the fields each LAPACK driver fills: residuals for a tall full-rank A, singular values for SVD
+    "gelsd": (lambda T, a, b: T.linalg.lstsq(a, b, driver="gelsd"), (6, 3), (6, 2)),
+    "gelss-vector": (lambda T, a, b: T.linalg.lstsq(a, b[:, 0], driver="gelss"), (6, 3), (6, 2)),
+    "gels": (lambda T, a, b: T.linalg.lstsq(a, b, driver="gels"), (6, 3), (6, 2)),
+    "gelsd-batch": (lambda T, a, b: T.linalg.lstsq(a.expand(2, 6, 3), b.expand(2, 6, 2), driver="gelsd"), (6, 3), (6, 2)),
+    "gelsd-wide": (lambda T, a, b: T.linalg.lstsq(a, b, driver="gelsd"), (3, 5), (3, 2)),
+    "gelsd-rank-deficient": (lambda T, a, b: T.linalg.lstsq(a * T.tensor([1., 1., 0.]), b, driver="gelsd"),
+                             (6, 3), (6, 2)),
+}
+
+
+@pytest.mark.parametrize("name", list(LSTSQ_CASES))
+def test_lstsq_driver_fields(torch_oracle: Any, name: str) -> None:
+    fn, a_shape, b_shape = LSTSQ_CASES[name]
+    a = RNG.standard_normal(a_shape).astype(np.float32)
+    b = RNG.standard_normal(b_shape).astype(np.float32)
+    ours, theirs = fn(lt, T_(lt, a), T_(lt, b)), fn(torch_oracle, T_(torch_oracle, a), T_(torch_oracle, b))
+    for field in ("residuals", "rank", "singular_values"):
+        o, t = getattr(ours, field), getattr(theirs, field)
+        assert tuple(o.shape) == tuple(t.shape) and str(o.dtype) == str(t.dtype), (field, o, t)
+        np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-4, atol=1e-4)
+    if name == "gelsd":  # residuals are differentiable, as PyTorch's
+        grads_both(lambda T, x, y: T.linalg.lstsq(x, y, driver="gelsd").residuals, torch_oracle, a, b,
+                   check_grad_fn=False, **TOL)
+    raises_both(lambda T: T.linalg.lstsq(T.ones(3, 2), T.ones(3, 1), driver="qr"), torch_oracle,
+                match="should be one of")
 
 
 def test_cross_without_dim_warns_like_torch(torch_oracle: Any) -> None:

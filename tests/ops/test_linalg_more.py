@@ -184,6 +184,55 @@ def test_ex_forms_report_instead_of_raising(torch_oracle: Any) -> None:
         lt.linalg.inv_ex(lt.ones(3, 3), check_errors=True)
 
 
+# ----------------------------------------------------------------------------- cholesky_solve / cholesky_inverse
+L_SPD = np.linalg.cholesky(SPD.astype(np.float64)).astype(np.float32)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_solve_and_inverse(torch_oracle: Any, upper: bool) -> None:
+    factor = L_SPD.T.copy() if upper else L_SPD
+    # the gradient of the factor matches PyTorch's entry for entry (its upper triangle too)
+    grads_both(lambda T, b, f: T.cholesky_solve(b, f, upper), torch_oracle, B, factor, **TOL)
+    grads_both(lambda T, b, f: b.expand(3, 4, 2).cholesky_solve(f, upper=upper), torch_oracle, B, factor, **TOL)
+    grads_both(lambda T, b, f: T.cholesky_solve(b, f.expand(2, 4, 4), upper=upper), torch_oracle, B, factor, **TOL)
+    grads_both(lambda T, f: T.cholesky_inverse(f, upper), torch_oracle, factor, **TOL)
+    grads_both(lambda T, f: f.expand(2, 4, 4).cholesky_inverse(upper=upper), torch_oracle, factor, **TOL)
+
+
+def test_cholesky_solve_and_inverse_errors(torch_oracle: Any) -> None:
+    L = T_  # (short name for the lambdas below)
+    check_both(lambda T: T.cholesky_solve(T.ones(3, 1), L(T, SINGULAR_DIAG)), torch_oracle)  # inf/nan, no error
+    raises_both(lambda T: T.cholesky_solve(T.ones(4), L(T, L_SPD)), torch_oracle, match="at least 2 dimensions")
+    raises_both(lambda T: T.cholesky_solve(T.ones(3, 1), L(T, L_SPD)), torch_oracle, match="Incompatible matrix")
+    raises_both(lambda T: T.cholesky_solve(T.ones(2, 1), T.ones(2, 3)), torch_oracle, match="square matrices")
+    raises_both(lambda T: T.cholesky_solve(T.ones(4, 1, dtype=T.float64), L(T, L_SPD)), torch_oracle,
+                match="same dtype")
+    raises_both(lambda T: T.cholesky_solve(T.ones(2, 1, dtype=T.long), T.eye(2, dtype=T.long)), torch_oracle,
+                match="not implemented for 'Long'")
+    raises_both(lambda T: T.cholesky_inverse(T.ones(3)), torch_oracle, match="at least 2 dimensions")
+    raises_both(lambda T: T.cholesky_inverse(T.ones(2, 3)), torch_oracle, match="square matrices")
+    raises_both(lambda T: T.cholesky_inverse(L(T, SINGULAR_DIAG)), torch_oracle, match="diagonal element 2 is zero")
+    with pytest.raises(lt.linalg.LinAlgError, match=r"\(Batch element 1\): The diagonal element 2"):
+        lt.cholesky_inverse(lt.stack([lt.eye(3), lt.tensor(SINGULAR_DIAG)]))
+
+
+# ----------------------------------------------------------------------------- svd_lowrank / pca_lowrank
+def test_svd_lowrank_and_pca_lowrank(torch_oracle: Any) -> None:
+    """PyTorch's randomized method and learntorch's truncated exact SVD: the same shapes and,
+    for data with a clear spectrum, the same leading singular values (vectors up to sign)."""
+    data = (RNG.standard_normal((30, 5)) * [5, 3, 1, .5, .1]).astype(np.float32)
+    for fn in (lambda T, a: T.pca_lowrank(a, q=3), lambda T, a: T.pca_lowrank(a.expand(2, 30, 5)),
+               lambda T, a: T.svd_lowrank(a, q=2), lambda T, a: T.svd_lowrank(a, q=9, M=a.mean(0)),
+               lambda T, a: T.pca_lowrank(a, center=False)):
+        torch_oracle.manual_seed(0)  # (PyTorch's random projections: the same draws in every run)
+        ours, theirs = fn(lt, T_(lt, data)), fn(torch_oracle, T_(torch_oracle, data, dtype=torch_oracle.float64))
+        assert [tuple(t.shape) for t in ours] == [tuple(t.shape) for t in theirs]
+        np.testing.assert_allclose(ours[1].numpy(), theirs[1].numpy(), rtol=1e-2)
+        np.testing.assert_allclose(np.abs(ours[2][..., 0].numpy()), np.abs(theirs[2][..., 0].numpy()), atol=1e-2)
+    raises_both(lambda T: T.pca_lowrank(T.ones(6, 4), q=5), torch_oracle, match="not greater than min")
+    raises_both(lambda T: T.pca_lowrank(T.ones(6, 4), q=-1), torch_oracle, match="non-negative")
+
+
 # ----------------------------------------------------------------------------- cond
 @pytest.mark.parametrize("p", [None, 2, -2, "nuc"])
 def test_cond_through_singular_values_and_nuc(torch_oracle: Any, p: Any) -> None:
@@ -231,6 +280,21 @@ def test_householder_product(torch_oracle: Any) -> None:
                 match="one dimension less")
     raises_both(lambda T: T.linalg.householder_product(T.ones(3, 2), T.ones(2, dtype=T.float64)), torch_oracle,
                 match="tau dtype Double does not match input dtype Float")
+
+
+@pytest.mark.parametrize("data", [TALL, WIDE, G, BATCH, np.zeros((0, 3), np.float32)],
+                         ids=["tall", "wide", "square", "batch", "empty"])
+def test_geqrf_and_back_to_q(torch_oracle: Any, data: np.ndarray) -> None:
+    check_both(lambda T: tuple(T.geqrf(T_(T, data))), torch_oracle, **TOL)
+    if data.size and data.shape[-2] >= data.shape[-1]:
+        check_both(lambda T: T.linalg.householder_product(*T_(T, data).geqrf()), torch_oracle, **TOL)
+
+
+def test_geqrf_errors(torch_oracle: Any) -> None:
+    raises_both(lambda T: T.geqrf(T.ones(3)), torch_oracle, match="at least 2 dimensions")
+    raises_both(lambda T: T.geqrf(T.ones(3, 3, dtype=T.long)), torch_oracle, match="not implemented for 'Long'")
+    raises_both(lambda T: T.geqrf(T.eye(3, requires_grad=True)).a.sum().backward(), torch_oracle,
+                match="derivative for 'geqrf' is not implemented")
 
 
 def test_orthogonal_maps_use_the_operations() -> None:
@@ -317,6 +381,10 @@ GRADCHECKS = {
     "inv_ex": (lambda a: lt.linalg.inv_ex(a).inverse, (G3,)),
     "solve_ex": (lambda a, b: lt.linalg.solve_ex(a, b).result, (G3, B3)),
     "cholesky_ex": (lambda a: lt.linalg.cholesky_ex(a @ a.mT).L, (G3,)),  # (a symmetric input)
+    "cholesky_solve": (lambda b, f: lt.cholesky_solve(b, f.tril()), (B3, G3)),
+    "cholesky_inverse_upper": (lambda f: lt.cholesky_inverse(f.triu(), upper=True), (G3,)),
+    "qr": (lambda a: tuple(lt.linalg.qr(a)), (B3,)),
+    "qr_wide": (lambda a: tuple(lt.linalg.qr(a)), (B3.T,)),
     "cond": (lambda a: lt.linalg.cond(a), (G3,)),
     "matrix_exp": (lambda a: lt.linalg.matrix_exp(a), (G3 / 4,)),
     "householder_product": (lambda a, t: lt.linalg.householder_product(a, t), (B3, np.array([0.5, 1.2]))),
