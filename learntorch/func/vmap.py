@@ -12,7 +12,10 @@ per-sample gradients, ``vmap(jacrev(f))`` for a batch of Jacobians, ``vmap`` wit
 What the loop does differently, because ``f`` really runs once per sample:
 
 * side effects (``print``, appending to a list, in-place changes of an unbatched
-  tensor) happen once per sample; PyTorch runs them once, on the batch;
+  tensor) happen once per sample; PyTorch runs them once, on the batch (and
+  refuses the in-place update of a training BatchNorm's unbatched running stats,
+  which here is updated once per sample: use ``replace_all_batch_norm_modules_``
+  or ``eval()`` as with PyTorch);
 * ``.item()`` and Python ``if`` on a tensor's value work here; PyTorch raises,
   because a batched tensor has no single value;
 * ``out_dims=None`` (an output that does not depend on the sample): PyTorch knows
@@ -25,6 +28,9 @@ What the loop does differently, because ``f`` really runs once per sample:
   sample, which gives PyTorch's numbers.  ``"error"`` watches the default
   generator's state: a function that draws from it raises PyTorch's RuntimeError
   (draws from a ``torch.Generator`` of your own are not watched);
+* an output that needs grad is the ``stack`` of the samples' outputs, so it prints
+  ``grad_fn=<StackBackward0>`` where PyTorch names the batched operation that made
+  it (``MeanBackward1`` for a loss, say); the gradients through it are the same;
 * ``chunk_size`` bounds PyTorch's memory; the loop already holds one sample at a
   time, so it is checked and otherwise ignored.
 """

@@ -216,7 +216,22 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
         raise RuntimeError("unflatten: sizes must be non-empty")
     d = _wrap_dim(dim, input.ndim)
     shape = tuple(input.shape)
+    _check_unflatten_sizes(sizes, shape[d], d)
     return reshape(input, shape[:d] + tuple(sizes) + shape[d + 1:])
+
+
+def _check_unflatten_sizes(sizes: Sequence[int], length: int, dim: int) -> None:
+    """Name the split that cannot work in unflatten's own words (reshape's message would show
+    the whole new shape, which the caller never wrote).  Two or more ``-1`` are left to reshape."""
+    inferred = sum(1 for s in sizes if s == -1)
+    known = 1
+    for s in sizes:
+        known *= s if s != -1 else 1
+    bad = known != length if inferred == 0 else (
+        inferred == 1 and (known == 0 and length != 0 or known != 0 and length % known != 0))
+    if bad:
+        raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of "
+                           f"dim {dim} ({length}) in the input tensor")
 
 
 class Permute(Function):

@@ -346,3 +346,22 @@ def test_an_integer_parameter_is_refused_in_pytorchs_words(torch_oracle: Any, ma
     l_exc, t_exc = raises_both(make, torch_oracle, match="can require gradients")
     assert str(l_exc) == str(t_exc)
     check_both(lambda T: T.nn.Parameter(T.ones(2).long(), requires_grad=False).dtype, torch_oracle)
+
+
+@pytest.mark.parametrize("size, match", [
+    (5, "must be a tuple of ints, but found type int"),
+    ((2.0, 2), "found element of type float at pos 0"),
+    ((("C", 2), ("H", 2)), "found element of type tuple at pos 0"),
+])
+def test_unflatten_checks_its_size_when_built(torch_oracle: Any, size: Any, match: str) -> None:
+    l_exc, t_exc = raises_both(lambda T: T.nn.Unflatten(1, size), torch_oracle, match=match)
+    assert str(l_exc) == str(t_exc)
+    check_both(lambda T: [repr(T.nn.Unflatten(1, s)) for s in ((2, 2), [2, -1], T.Size([2, 2]))], torch_oracle)
+
+
+@pytest.mark.parametrize("dim, size", [(1, (3, -1)), (-1, (3, 2)), (1, (5,)), (1, (0, -1))])
+def test_unflatten_names_the_split_that_does_not_fit(torch_oracle: Any, dim: int, size: Any) -> None:
+    l_exc, t_exc = raises_both(lambda T: T.nn.Unflatten(dim, size)(T.ones(3, 4)), torch_oracle,
+                               match="don't multiply up to the size of dim 1")
+    assert str(l_exc) == str(t_exc)
+    check_both(lambda T: T.ones(3, 4).unflatten(dim, (2, -1)).shape, torch_oracle)

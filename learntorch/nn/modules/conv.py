@@ -187,11 +187,23 @@ class AdaptiveAvgPool2d(Module):
         return f"output_size={self.output_size}"
 
 
+def _check_unflattened_size(size: Any) -> None:
+    """Reject a bad ``unflattened_size`` when the layer is built, as PyTorch does,
+    so the mistake shows where the model is defined rather than at the first forward."""
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"unflattened_size must be a tuple of ints, but found type {type(size).__name__}")
+    for pos, item in enumerate(size):
+        if not isinstance(item, int):
+            raise TypeError("unflattened_size must be tuple of ints, "
+                            f"but found element of type {type(item).__name__} at pos {pos}")
+
+
 class Unflatten(Module):
     """Split dimension ``dim`` into ``unflattened_size`` (the inverse of ``Flatten``)."""
 
     def __init__(self, dim: int, unflattened_size: Any) -> None:
         super().__init__()
+        _check_unflattened_size(unflattened_size)
         self.dim, self.unflattened_size = dim, unflattened_size
 
     def forward(self, input: Tensor) -> Tensor:
