@@ -14,8 +14,11 @@ A core subset of PyTorch's package, written for reading (one family per module):
   ``OneHotCategorical``), sampled with ``torch.bernoulli`` / ``torch.multinomial``;
 * :mod:`.poisson`, :mod:`.binomial`, :mod:`.negative_binomial`, :mod:`.geometric`,
   :mod:`.multinomial` -- counts;
-* :mod:`.multivariate_normal`, :mod:`.independent` -- vector-valued ones;
+* :mod:`.multivariate_normal`, :mod:`.lowrank_multivariate_normal`, :mod:`.independent` --
+  vector-valued ones;
 * :mod:`.mixture_same_family` -- mixtures (a Gaussian mixture) over a Categorical;
+* :mod:`.relaxed_bernoulli`, :mod:`.relaxed_categorical` -- ``RelaxedBernoulli`` and
+  ``RelaxedOneHotCategorical`` (Gumbel-softmax), reparameterisable stand-ins for the discrete ones;
 * :mod:`.transforms` -- invertible maps with their Jacobians (exp, affine, sigmoid...);
 * :mod:`.transformed` -- ``TransformedDistribution`` and ``LogNormal``; :mod:`.gumbel`
   and :mod:`.half_normal` are built on it;
@@ -48,6 +51,7 @@ from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
@@ -55,6 +59,8 @@ from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .pareto import Pareto
 from .poisson import Poisson
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
 from .student_t import StudentT
 from .transformed import LogNormal, TransformedDistribution
 from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, PowerTransform,
@@ -64,7 +70,8 @@ from .weibull import Weibull
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
            "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform", "Exponential", "Gamma", "Geometric",
-           "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial",
-           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson",
-           "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "StudentT", "TanhTransform", "Transform",
-           "TransformedDistribution", "Uniform", "Weibull", "kl_divergence", "register_kl"]
+           "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal", "LowRankMultivariateNormal",
+           "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
+           "OneHotCategorical", "Pareto", "Poisson", "PowerTransform", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "SigmoidTransform", "SoftmaxTransform", "StudentT", "TanhTransform",
+           "Transform", "TransformedDistribution", "Uniform", "Weibull", "kl_divergence", "register_kl"]

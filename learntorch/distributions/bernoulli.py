@@ -19,7 +19,7 @@ from typing import Any
 
 from ..autograd.grad_mode import no_grad
 from ..creation import arange, bernoulli
-from ..ops.activations import softplus
+from ..ops.activations import logsigmoid
 from ..ops.pointwise import where
 from ..size import Size
 from ..tensor import Tensor
@@ -31,6 +31,13 @@ from .utils import broadcast_all, is_number, lazy_parameter, logits_to_probs, pr
 def check_one_of(probs: Any, logits: Any) -> None:
     if (probs is None) == (logits is None):
         raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+
+
+def _bce_with_logits(logits: Tensor, target: Tensor) -> Tensor:
+    """``softplus(l) - target * l`` written as torch's binary-cross-entropy kernel writes it,
+    ``(1 - target) * l - logsigmoid(l)``, so the rounding near saturated probabilities
+    (``-0.`` rather than ``-1.19e-07``) is torch's."""
+    return (1 - target) * logits - logsigmoid(logits)
 
 
 class Bernoulli(Distribution):
@@ -87,11 +94,11 @@ class Bernoulli(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
-        return value * logits - softplus(logits)
+        return -_bce_with_logits(logits, value)
 
     def entropy(self) -> Tensor:
-        """``-(p log p + (1-p) log(1-p))``, in logits: ``softplus(l) - p * l``."""
-        return softplus(self.logits) - self.probs * self.logits
+        """``-(p log p + (1-p) log(1-p))``: the cross-entropy of the probabilities with themselves."""
+        return _bce_with_logits(self.logits, self.probs)
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
         values = arange(2, dtype=self.probs.dtype if "probs" in self.__dict__ else self.logits.dtype)

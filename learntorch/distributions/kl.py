@@ -28,6 +28,7 @@ import math
 from typing import Any, Callable
 
 from ..ops.activations import softplus
+from ..ops.arrange import erf
 from ..ops.pointwise import where
 from ..ops.pointwise_extra import lgamma
 from ..linalg import solve_triangular
@@ -36,7 +37,7 @@ from ..tensor import Tensor
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
-from .categorical import Categorical
+from .categorical import Categorical, OneHotCategorical
 from .cauchy import Cauchy
 from .dirichlet import Dirichlet
 from .distribution import Distribution
@@ -47,6 +48,7 @@ from .gumbel import EULER_GAMMA, Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .multivariate_normal import MultivariateNormal, half_log_det, mahalanobis_squared
 from .normal import Normal
 from .pareto import Pareto
@@ -127,6 +129,9 @@ def kl_uniform_uniform(p: Uniform, q: Uniform) -> Tensor:
 
 
 @register_kl(MultivariateNormal, MultivariateNormal)
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)  # both keep the full Cholesky factor
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
 def kl_mvn_mvn(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
     if p.event_shape != q.event_shape:
         raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot "
@@ -255,3 +260,60 @@ def kl_pareto_pareto(p: Pareto, q: Pareto) -> Tensor:
     result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
     # p puts mass below q's minimum, where q has none
     return where(p.scale < q.scale, INF, result)
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def kl_onehotcategorical_onehotcategorical(p: OneHotCategorical, q: OneHotCategorical) -> Tensor:
+    # the same law as the Categorical it wraps, only the outcomes are spelled differently
+    return kl_categorical_categorical(p._categorical, q._categorical)
+
+
+# ----------------------------------------------------------------------------- mixed pairs
+# KL(p || Normal(m, s)) only needs E_p[(x - m)^2] = Var_p + (E_p x - m)^2:
+#     KL = -H(p) + log s + log(2 pi) / 2 + E_p[(x - m)^2] / (2 s^2)
+def _kl_to_normal(p: Distribution, q: Normal, second_moment: Tensor) -> Tensor:
+    return (-p.entropy() + q.scale.log() + 0.5 * math.log(2 * math.pi)
+            + second_moment / (2 * q.scale.pow(2)))
+
+
+@register_kl(Uniform, Normal)
+def kl_uniform_normal(p: Uniform, q: Normal) -> Tensor:
+    width = p.high - p.low
+    return _kl_to_normal(p, q, width.pow(2) / 12 + ((p.high + p.low) / 2 - q.loc).pow(2))
+
+
+@register_kl(Exponential, Normal)
+def kl_exponential_normal(p: Exponential, q: Normal) -> Tensor:
+    return _kl_to_normal(p, q, p.rate.pow(-2) + (p.rate.reciprocal() - q.loc).pow(2))
+
+
+@register_kl(Laplace, Normal)
+def kl_laplace_normal(p: Laplace, q: Normal) -> Tensor:
+    return _kl_to_normal(p, q, 2 * p.scale.pow(2) + (p.loc - q.loc).pow(2))
+
+
+@register_kl(Normal, Laplace)
+def kl_normal_laplace(p: Normal, q: Laplace) -> Tensor:
+    # E|x - m| for x ~ Normal(mu, sigma) is the mean of a folded normal
+    shift = p.loc - q.loc
+    abs_moment = (p.scale * math.sqrt(2 / math.pi) * (-0.5 * (shift / p.scale).pow(2)).exp()
+                  + shift * erf(shift / (p.scale * math.sqrt(2))))
+    return -p.entropy() + (2 * q.scale).log() + abs_moment / q.scale
+
+
+@register_kl(Beta, Uniform)
+def kl_beta_uniform(p: Beta, q: Uniform) -> Tensor:
+    # infinite unless [low, high] covers all of [0, 1]
+    result = -p.entropy() + (q.high - q.low).log()
+    return where((q.low > 0) | (q.high < 1), INF, result)
+
+
+def _infinite_like(p: Distribution, q: Distribution) -> Tensor:
+    """p puts mass where q has none (a real-line p against a bounded or positive q); shaped
+    like p alone, as torch's is."""
+    return p.mean.new_full(tuple(p.batch_shape), INF)
+
+
+for _p in (Normal, Laplace):
+    for _q in (Beta, Exponential, Gamma, Pareto, Uniform):
+        register_kl(_p, _q)(_infinite_like)

@@ -6,9 +6,11 @@ variables formula: for an invertible, differentiable ``f``,
     log p_Y(y) = log p_X(f^-1(y)) - log |det df/dx|  at x = f^-1(y)
 
 (stretching space thins out the probability).  Each :class:`~.transforms.Transform` supplies
-``f``, ``f^-1`` and ``log |det df/dx|``.  Only elementwise transforms are handled
-here, enough for :class:`LogNormal` (``exp`` of a normal) and the families built
-the same way (``Gumbel``, ``HalfNormal``).
+``f``, ``f^-1`` and ``log |det df/dx|``.  Transforms must keep the shape (no
+reshapes or stick-breaking), enough for :class:`LogNormal` (``exp`` of a normal), the
+families built the same way (``Gumbel``, ``HalfNormal``) and affine flows.  A transform
+may act on whole vectors (``AffineTransform(..., event_dim=1)``): its Jacobian is then
+already summed over those dims, and the base's rightmost batch dims become event dims.
 """
 from __future__ import annotations
 
@@ -32,16 +34,19 @@ class TransformedDistribution(Distribution):
 
     def __init__(self, base_distribution: Distribution, transforms: Any,
                  validate_args: bool | None = None) -> None:
-        self.transforms = [transforms] if isinstance(transforms, Transform) else list(transforms)
+        self.transforms = _as_transform_list(transforms)
         self.base_dist = base_distribution
-        super().__init__(base_distribution.batch_shape, base_distribution.event_shape,
-                         validate_args=validate_args)
+        batch_shape, event_shape = _split_shape(base_distribution, self.transforms)
+        super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> "TransformedDistribution":
         new = type(self).__new__(type(self)) if _instance is None else _instance
         new.transforms = self.transforms
-        new.base_dist = self.base_dist.expand(batch_shape)
-        Distribution.__init__(new, new.base_dist.batch_shape, self._event_shape, validate_args=False)
+        # dims this distribution counts as event but the base as batch go along to the base
+        base_event_dims = len(self.base_dist.event_shape)
+        shape = tuple(batch_shape) + tuple(self._event_shape)
+        new.base_dist = self.base_dist.expand(shape[:len(shape) - base_event_dims])
+        Distribution.__init__(new, Size(batch_shape), self._event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
 
@@ -75,9 +80,11 @@ class TransformedDistribution(Distribution):
         y = value
         for t in reversed(self.transforms):
             x = t.inv(y)
-            total = total - sum_rightmost(t.log_abs_det_jacobian(x, y), event_dims)
+            # the Jacobian is already summed over the transform's own event dims
+            total = total - sum_rightmost(t.log_abs_det_jacobian(x, y), event_dims - t.codomain.event_dim)
             y = x
-        return total + self.base_dist.log_prob(y)
+        base_log_prob = self.base_dist.log_prob(y)
+        return total + sum_rightmost(base_log_prob, event_dims - len(self.base_dist.event_shape))
 
 
     def _monotonize_cdf(self, value: Tensor) -> Tensor:
@@ -102,6 +109,29 @@ class TransformedDistribution(Distribution):
         for t in self.transforms:
             value = t(value)
         return value
+
+
+def _as_transform_list(transforms: Any) -> list[Transform]:
+    """One transform or a list of them (torch's ValueErrors for anything else)."""
+    if isinstance(transforms, Transform):
+        return [transforms]
+    if isinstance(transforms, list):
+        if not all(isinstance(t, Transform) for t in transforms):
+            raise ValueError("transforms must be a Transform or a list of Transforms")
+        return list(transforms)
+    raise ValueError(f"transforms must be a Transform or list, but was {transforms}")
+
+
+def _split_shape(base: Distribution, transforms: Sequence[Transform]) -> tuple[Size, Size]:
+    """(batch_shape, event_shape): a vector-valued transform (codomain ``event_dim`` 1) on
+    an elementwise base makes the base's last batch dim part of each event."""
+    shape = tuple(base.batch_shape) + tuple(base.event_shape)
+    event_dim = max([len(base.event_shape)] + [t.codomain.event_dim for t in transforms])
+    if event_dim > len(shape):
+        raise ValueError(f"base_distribution needs at least {event_dim} dimensions, "
+                         f"but got shape {Size(shape)}")
+    cut = len(shape) - event_dim
+    return Size(shape[:cut]), Size(shape[cut:])
 
 
 class LogNormal(TransformedDistribution):

@@ -299,6 +299,18 @@ def test_validation_errors_match_torch(name: str, torch_oracle: Any) -> None:
     raises_both(fn, torch_oracle, match=match)
 
 
+def test_bernoulli_log_prob_and_entropy_round_like_torch(torch_oracle: Any) -> None:
+    # torch scores a coin with binary_cross_entropy_with_logits: the same last bits at
+    # clamped probabilities 0 and 1 (which print as -0. or -1.19e-07)
+    def run(T: Any) -> tuple:
+        logits = T.tensor([-2.0, 0.5, 3.0], requires_grad=True)
+        saturated = D(T).Bernoulli(T.tensor([0.0, 1.0, 0.5]))
+        return (D(T).Bernoulli(logits=logits).log_prob(T.tensor([1.0, 0.0, 1.0])),
+                saturated.log_prob(T.tensor([0.0, 1.0, 1.0])), saturated.entropy())
+    got, want = seeded(run, torch_oracle)
+    assert_same(got, want, exact=True, check_grad_fn=False)
+
+
 def test_register_kl_refuses_a_type_that_is_not_a_distribution() -> None:
     # (torch 2.13's check is written ``not isinstance(t, type) and issubclass(...)``, so it lets
     # ``int`` through; learntorch refuses it, as torch's message says it means to)

@@ -114,6 +114,21 @@ def _cases() -> dict[str, Callable[[Any], Any]]:
         "pareto_moments": lambda T: (lambda d: (d.mean, d.variance))(
             D(T).Pareto(1.0, T.tensor([0.5, 1.0, 1.5, 2.0, 3.0]))),
         "icdf_quantiles": lambda T: (D(T).Cauchy(0.0, 1.0).icdf(T.tensor(q)), D(T).HalfNormal(2.0).icdf(T.tensor(q))),
+        "lowrank_mvn": lambda T: (lambda d: (d.log_prob(T.tensor([[0.0, 0.0, 0.0], [1.0, 2.0, 3.0]])), d.entropy(),
+                                             d.variance, d.covariance_matrix, d.scale_tril, d.precision_matrix,
+                                             tuple(d.expand((4, 2)).batch_shape)))(
+            D(T).LowRankMultivariateNormal(T.tensor([[0.0, 1.0, -1.0], [0.5, 0.5, 0.5]]),
+                                           T.tensor([[1.0, 0.0], [0.5, 0.3], [-0.2, 1.0]]), T.tensor([0.5, 1.0, 2.0]))),
+        "relaxed_bernoulli": lambda T: (lambda d: (d.log_prob(T.tensor([[0.3, 0.6], [0.01, 0.99]])), d.probs,
+                                                   tuple(d.batch_shape), tuple(d.expand((3, 2, 2)).batch_shape)))(
+            D(T).RelaxedBernoulli(T.tensor(2.2), logits=T.tensor([[-1.0, 0.0], [2.0, 3.0]]))),
+        "logit_relaxed_bernoulli": lambda T: D(T).relaxed_bernoulli.LogitRelaxedBernoulli(
+            T.tensor([0.5]), probs=T.tensor([0.3, 0.9])).log_prob(T.tensor([0.7, -2.0])),
+        "relaxed_one_hot": lambda T: (lambda d: (d.log_prob(T.tensor([[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]])), d.logits,
+                                                 tuple(d.event_shape), tuple(d.expand((4, 2)).batch_shape)))(
+            D(T).RelaxedOneHotCategorical(T.tensor(0.7), logits=T.tensor([[1.0, 2.0, 0.5], [0.0, 0.0, 0.0]]))),
+        "exp_relaxed_categorical": lambda T: D(T).relaxed_categorical.ExpRelaxedCategorical(
+            T.tensor([1.5]), probs=T.tensor([0.2, 0.8])).log_prob(T.tensor([-0.1, -2.3])),
     }
 
 
@@ -149,6 +164,28 @@ def _kl_cases() -> dict[str, Callable[[Any], Any]]:
         "half_normal": lambda T: kl(T, D(T).HalfNormal(T.tensor([1.0, 2.0])), D(T).HalfNormal(3.0)),
         "pareto": lambda T: kl(T, D(T).Pareto(T.tensor([1.0, 2.0]), 2.0), D(T).Pareto(1.5, T.tensor([1.0, 3.0]))),
         "log_normal": lambda T: kl(T, D(T).LogNormal(T.tensor([0.0, 1.0]), 2.0), D(T).LogNormal(0.5, 1.0)),
+        "one_hot_categorical": lambda T: kl(
+            T, D(T).OneHotCategorical(logits=T.tensor([[1.0, 2.0, 0.0], [0.0, 0.0, 0.0]])),
+            D(T).OneHotCategorical(T.tensor([0.0, 0.5, 0.5]))),
+        "uniform_normal": lambda T: kl(T, D(T).Uniform(T.tensor([-1.0, 0.0]), 2.0),
+                                       D(T).Normal(0.2, T.tensor([1.0, 3.0]))),
+        "exponential_normal": lambda T: kl(T, D(T).Exponential(T.tensor([0.5, 3.0])), D(T).Normal(1.0, 2.0)),
+        "laplace_normal": lambda T: kl(T, D(T).Laplace(T.tensor([0.0, 1.0]), 0.7),
+                                       D(T).Normal(0.3, T.tensor([1.0, 2.0]))),
+        "normal_laplace": lambda T: kl(T, D(T).Normal(T.tensor([0.0, 1.0]), T.tensor([1.0, 0.5])),
+                                       D(T).Laplace(T.tensor([0.5, 1.0]), 2.0)),
+        "beta_uniform": lambda T: kl(T, D(T).Beta(2.0, 3.0),
+                                     D(T).Uniform(T.tensor([0.0, -1.0, 0.1]), T.tensor([1.0, 1.0, 1.0]))),
+        "lowrank_mvn": lambda T: kl(
+            T, D(T).LowRankMultivariateNormal(T.zeros(2, 3), T.ones(3, 1), T.tensor([0.5, 1.0, 2.0])),
+            D(T).LowRankMultivariateNormal(T.ones(3), T.tensor([[1.0], [0.0], [2.0]]), T.ones(3))),
+        "lowrank_mvn_mvn": lambda T: kl(T, D(T).LowRankMultivariateNormal(T.zeros(3), T.ones(3, 2), T.ones(3)),
+                                        D(T).MultivariateNormal(T.ones(3), T.eye(3) * 2)),
+        "mvn_lowrank_mvn": lambda T: kl(T, D(T).MultivariateNormal(T.ones(3), T.eye(3) * 2),
+                                        D(T).LowRankMultivariateNormal(T.zeros(3), T.ones(3, 2), T.ones(3))),
+        # a real-line p against a q with bounded or positive support: infinite
+        "normal_gamma": lambda T: kl(T, D(T).Normal(T.zeros(2), 1.0), D(T).Gamma(1.0, 1.0)),
+        "laplace_uniform": lambda T: kl(T, D(T).Laplace(0.0, 1.0), D(T).Uniform(0.0, T.ones(3))),
     }
 
 
@@ -202,6 +239,11 @@ GRADS = {
     "weibull_log_prob": (lambda T, s, k: D(T).Weibull(s.exp(), k.exp()).log_prob(T.tensor([0.5, 2.0])),
                          [(2,), (2,)]),
     "weibull_rsample": (lambda T, s, k: D(T).Weibull(s.exp(), k.exp()).rsample((3,)), [(2,), (2,)]),
+    "lowrank_mvn_log_prob": (lambda T, w, d: D(T).LowRankMultivariateNormal(T.zeros(3), w, d.exp()).log_prob(
+        T.tensor([[1.0, 2.0, 3.0], [0.0, -1.0, 0.5]])), [(3, 2), (3,)]),
+    "relaxed_bernoulli_rsample": (lambda T, l: D(T).RelaxedBernoulli(T.tensor(0.4), logits=l).rsample((3,)), [(2,)]),
+    "relaxed_one_hot_log_prob": (lambda T, l, t: D(T).RelaxedOneHotCategorical(t.exp(), logits=l).log_prob(
+        T.tensor([0.2, 0.3, 0.5])), [(2, 3), ()]),
     "pareto_log_prob": (lambda T, a: D(T).Pareto(0.5, a.exp()).log_prob(T.tensor([1.0, 4.0])), [(2,)]),
     "pareto_rsample": (lambda T, s, a: D(T).Pareto(s.exp(), a.exp()).rsample((3,)), [(2,), (2,)]),
     "kl_gamma": (lambda T, a, b: D(T).kl_divergence(D(T).Gamma(a.exp(), b.exp()), D(T).Gamma(2.0, 1.0)),
@@ -236,6 +278,12 @@ SAME_DRAWS = {
                                                 D(T).Normal(T.tensor([-1.0, 2.0]), 0.5)).sample((6,)),
     "mixture_of_vectors": lambda T: D(T).MixtureSameFamily(
         D(T).Categorical(T.ones(3, 2)), D(T).Independent(D(T).Normal(T.zeros(3, 2, 4), 1.0), 1)).sample((2,)),
+    "lowrank_mvn": lambda T: D(T).LowRankMultivariateNormal(
+        T.zeros(2, 3), T.tensor([[1.0, 0.0], [0.5, 0.3], [-0.2, 1.0]]), T.tensor([0.5, 1.0, 2.0])).rsample((4,)),
+    "relaxed_bernoulli": lambda T: D(T).RelaxedBernoulli(T.tensor([0.5]),
+                                                         probs=T.tensor([0.1, 0.5, 0.9])).rsample((2,)),
+    "relaxed_one_hot": lambda T: D(T).RelaxedOneHotCategorical(
+        T.tensor(0.7), logits=T.tensor([[1.0, 2.0, 0.5], [0.0, 0.0, 0.0]])).rsample((3,)),
 }
 
 
@@ -526,6 +574,18 @@ ERRORS = {
                            r"GreaterThanEq\(lower_bound=2.0\)"),
     "weibull_concentration": (lambda T: D(T).Weibull(1.0, T.tensor([-1.0])), r"Expected parameter concentration"),
     "transform_cache": (lambda T: D(T).transforms.ExpTransform(cache_size=2), "cache_size must be 0 or 1"),
+    "lowrank_mvn_factor_shape": (lambda T: D(T).LowRankMultivariateNormal(T.zeros(3), T.ones(2, 3), T.ones(3)),
+                                 "cov_factor must be a batch of matrices with shape 3 x m"),
+    "lowrank_mvn_batch": (lambda T: D(T).LowRankMultivariateNormal(T.zeros(2, 3), T.ones(4, 3, 1), T.ones(3)),
+                          "Incompatible batch shapes"),
+    "transformed_not_transforms": (lambda T: D(T).TransformedDistribution(D(T).Normal(0.0, 1.0), [1]),
+                                   "transforms must be a Transform or a list of Transforms"),
+    "transformed_tuple": (lambda T: D(T).TransformedDistribution(D(T).Normal(0.0, 1.0), (D(T).ExpTransform(),)),
+                          "transforms must be a Transform or list, but was"),
+    "relaxed_bernoulli_probs": (lambda T: D(T).RelaxedBernoulli(T.tensor([0.5]), probs=T.tensor([1.5])),
+                                r"Expected parameter probs"),
+    "relaxed_one_hot_support": (lambda T: D(T).RelaxedOneHotCategorical(T.tensor(0.5), probs=T.ones(2) / 2).log_prob(
+        T.tensor([0.7, 0.7])), r"within the support \(Simplex\(\)\)"),
 }
 
 
@@ -592,6 +652,25 @@ def test_transformed_distribution_with_new_transforms_matches_torch(torch_oracle
     assert_same(got, want, check_grad_fn=False, rtol=1e-5, atol=1e-5)
 
 
+def test_vector_affine_flow_matches_torch(torch_oracle: Any) -> None:
+    # AffineTransform(event_dim=1) over an elementwise base: the base's last batch dim
+    # becomes the event, and the Jacobian (already summed) is not summed again
+    def run(T: Any) -> tuple:
+        log_scale = T.tensor([0.3, -0.2], requires_grad=True)
+        base = D(T).Normal(T.zeros(2), T.ones(2))
+        flow = D(T).TransformedDistribution(base, [D(T).transforms.AffineTransform(T.tensor([1.0, 2.0]),
+                                                                                   log_scale.exp(), event_dim=1)])
+        lp = flow.log_prob(T.tensor([[1.0, 2.0], [2.0, 3.0], [0.5, 1.5]]))
+        lp.mean().backward()
+        wide = flow.expand((4,))
+        return (lp, log_scale.grad, tuple(flow.batch_shape), tuple(flow.event_shape), tuple(wide.batch_shape),
+                tuple(wide.event_shape), wide.log_prob(T.zeros(4, 2)))
+    got, want = seeded(run, torch_oracle)
+    assert got[2:6] == want[2:6]
+    for g, w in zip(got[:2] + got[6:], want[:2] + want[6:]):
+        assert_same(g, w, check_grad_fn=False, rtol=1e-5, atol=1e-5)
+
+
 def test_compose_transform_matches_torch(torch_oracle: Any) -> None:
     def make(T: Any) -> Any:
         tr = D(T).transforms
@@ -619,6 +698,6 @@ def test_new_names_are_exported() -> None:
     for name in ("Gamma", "Beta", "Dirichlet", "Chi2", "Poisson", "Binomial", "Geometric", "StudentT", "Cauchy",
                  "Gumbel", "HalfNormal", "NegativeBinomial", "Multinomial", "MixtureSameFamily", "Weibull", "Pareto",
                  "ComposeTransform", "SigmoidTransform", "TanhTransform", "SoftmaxTransform", "AbsTransform",
-                 "PowerTransform"):
+                 "PowerTransform", "RelaxedBernoulli", "LowRankMultivariateNormal", "RelaxedOneHotCategorical"):
         assert name in torch.distributions.__all__ and hasattr(torch.distributions, name)
     assert torch.distributions.transforms.ExpTransform is torch.distributions.ExpTransform
