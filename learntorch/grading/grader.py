@@ -80,8 +80,19 @@ Defended (the worst outcome is a wrong value, scored 0):
   5.13+ the kernel is confined by Landlock to its scratch folder (and
   read-only access to Python and the installed packages); outgoing network
   connections are refused (Linux 6.7+), and signals to processes outside the
-  sandbox too (Linux 6.12+). The gradebook is written by this process only,
-  from its results, through a temporary file and a rename.
+  sandbox too (Linux 6.12+). Of /dev it may open only null, zero, full,
+  random and urandom (not /dev/shm: memory outside its limit, left behind
+  for other kernels to read; tests/fixtures/submissions/dev_shm.ipynb). The
+  gradebook is written by this process only, from its results, through a
+  temporary file and a rename;
+- changing other processes of the grader's user, which Landlock does not
+  cover: a seccomp filter (Linux x86-64, arm64) refuses ``prlimit`` on
+  another process (an ``RLIMIT_CPU`` of 1 s would kill the runner or the
+  grader), ``setpriority`` beyond the kernel itself (``PRIO_USER`` renices
+  every process of the user, for good) and ``ioprio_set``
+  (tests/fixtures/submissions/other_processes.ipynb);
+- terminal escapes in a learner's error message or name: the feedback
+  files escape control characters (tests/fixtures/submissions/ansi_feedback.ipynb).
 
 Not defended:
 
@@ -110,7 +121,10 @@ Not defended:
   runs with the grader's file permissions: run the grader as a user that
   cannot read ``solutions/`` or other learners' files, or in a container;
 - time and memory limits are per process: a submission can slow the
-  machine down for its time limit, not beyond it. A process that the
+  machine down for its time limit, not beyond it; with
+  ``sched_setscheduler``/``sched_setaffinity`` (left open: libzmq needs them
+  for its threads) it can also put another process of the grader's user on
+  ``SCHED_IDLE`` or one CPU, until that process changes it back. A process that the
   learner's code starts and detaches may outlive its kernel until its own
   CPU-time limit ends it only where the runner cannot be its subreaper
   (not Linux) or was itself killed (still confined, and unable to signal
@@ -557,6 +571,16 @@ def _explain_added_helpers(rows: list[dict[str, Any]], learner: Any, solution: A
                               "run: only answer cells are graded. Move it into the answer cell that uses it)")
 
 
+def printable(text: str) -> str:
+    """``text`` with its control and format characters escaped (``\\x1b``, ``\\u2028``).
+
+    Learner-chosen text (names, error messages) ends up in files an instructor may ``cat``: an
+    ANSI escape there could rewrite the terminal (clear it, fake lines, set its title).
+    """
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256 else f"\\u{ord(c):04x}"
+                   for c in text)
+
+
 def gradebook_csv(results: dict[Submission, list[dict[str, Any]]]) -> bytes:
     """The gradebook: one row per learner, chapter and test cell, in a fixed order."""
     out = io.StringIO()
@@ -566,7 +590,7 @@ def gradebook_csv(results: dict[Submission, list[dict[str, Any]]]) -> bytes:
         for row in results[sub]:
             # A raw "\r" is not quoted by this writer, and readers take it for a new row: a folder
             # named "eve\rbob,01_tensors,ch01-ex1-tests,2,2,passed" would add a forged one.
-            learner = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in sub.learner)
+            learner = printable(sub.learner)
             if learner[:1] in ("=", "+", "-", "@"):  # a spreadsheet would read it as a formula
                 learner = "'" + learner
             writer.writerow([learner, sub.chapter_name, row["exercise"], f"{row['points']:g}",
@@ -578,7 +602,7 @@ def feedback_markdown(sub: Submission, rows: list[dict[str, Any]]) -> str:
     """What a learner reads: each exercise's test, passed or not, and why (no test code)."""
     earned = sum(r["points"] for r in rows)
     total = sum(r["max_points"] for r in rows)
-    lines = [f"# {sub.chapter_name}: feedback for {sub.learner}", "",
+    lines = [f"# {sub.chapter_name}: feedback for {printable(sub.learner)}", "",
              f"**{earned:g} / {total:g} points.** Each test cell below holds visible checks (the ones "
              "in your notebook) and hidden ones (more cases the grader runs). A test cell earns its "
              "points only when all of its checks pass.", "",
@@ -586,7 +610,7 @@ def feedback_markdown(sub: Submission, rows: list[dict[str, Any]]) -> str:
     for row in rows:
         mark = "✓ passed" if row["status"] == "passed" else f"✗ {row['status']}"
         why = (row["reason"] or STATUSES.get(row["status"].split("+")[0], "")).replace("|", "\\|")
-        why = why.replace("\n", " ")
+        why = printable(why.replace("\n", " "))
         lines.append(f"| {row['exercise']} | {row['points']:g} / {row['max_points']:g} | {mark} | {why} |")
     lines += ["", "Statuses: " + "; ".join(
         f"`{s}` {STATUSES[s]}" for s in sorted({r['status'].split('+')[0] for r in rows}) if s in STATUSES), ""]

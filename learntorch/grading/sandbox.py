@@ -21,7 +21,14 @@ with the process), it:
   the gradebook and other learners' submissions cannot be read or written.
   Where Landlock is missing (macOS, Windows, old kernels) this step is
   skipped and :func:`landlock_available` says so; see the threat model in
-  ``learntorch.grading.grader``.
+  ``learntorch.grading.grader``;
+- on Linux x86-64 and arm64, installs a seccomp filter that refuses the
+  system calls Landlock leaves open to any process of the same user:
+  changing another process's resource limits (``prlimit``: an
+  ``RLIMIT_CPU`` of 1 s kills the grader), its priority (``setpriority``
+  with ``PRIO_USER`` renices every process of the user, for good) and I/O
+  priority. The kernel may still change its own. (Another process's
+  scheduling policy and CPU affinity stay open: see ``_SELF_ONLY_CALLS``.)
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import ctypes
 import json
 import os
 import resource
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -48,6 +56,9 @@ _RIGHTS_BY_ABI = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1}  # 4+: a
 _CONNECT_TCP = 1 << 1
 _SCOPES = (1 << 0) | (1 << 1)  # abstract unix sockets, signals
 _SAFE_ENV = ("LANG", "LC_ALL", "LC_CTYPE", "TZ")
+#: The device files a kernel may open; not all of /dev: /dev/shm would let it fill memory with files
+#: that outlive it (and pass notes to other learners' kernels), /dev/pts/N is the instructor's terminal.
+DEVICES = tuple(Path("/dev", name) for name in ("null", "zero", "full", "random", "urandom"))
 
 
 class _PathBeneath(ctypes.Structure):
@@ -116,6 +127,72 @@ def confine(read_only: Sequence[Path], read_write: Sequence[Path]) -> None:
         os.close(ruleset)
 
 
+# seccomp (linux/seccomp.h, linux/filter.h): classic BPF over struct seccomp_data {int nr; u32 arch;
+# u64 ip; u64 args[6]}. Per architecture: the audit arch and the numbers of the calls that may name
+# another process, each with the (argument, value) pairs that mean "this process only".
+_SECCOMP_FILTER_MODE, _PR_SET_SECCOMP = 2, 22
+_LD_ABS, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06
+_ALLOW, _EPERM = 0x7FFF0000, 0x00050000 | 1
+# sched_setscheduler/sched_setaffinity are not listed: libzmq calls them with its threads' ids (the
+# filter cannot tell those from other processes' ids) and aborts when refused.
+_SELF_ONLY_CALLS = {  # setpriority(PRIO_PROCESS, 0, ...), ioprio_set(IOPRIO_WHO_PROCESS, 0, ...), prlimit(0, ...)
+    "x86_64": (0xC000003E, {141: ((0, 0), (1, 0)), 251: ((0, 1), (1, 0)), 302: ((0, 0),)}),
+    "aarch64": (0xC00000B7, {140: ((0, 0), (1, 0)), 30: ((0, 1), (1, 0)), 261: ((0, 0),)}),
+}
+
+
+class _SockFilter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_uint16), ("filter", ctypes.POINTER(_SockFilter))]
+
+
+def _self_only_program(arch: int, calls: dict[int, tuple[tuple[int, int], ...]]) -> list[tuple[int, int, int, int]]:
+    """BPF: each listed call is allowed only with its "this process" arguments (else EPERM); all else runs.
+
+    Calls of another ABI (i386's ``int 0x80``, x32's numbers from 0x40000000) are refused: their
+    numbers differ, so they would pass the list unseen; Python and its packages never make them.
+    """
+    program = [(_LD_ABS, 0, 0, 4), (_JEQ, 1, 0, arch), (_RET, 0, 0, _EPERM), (_LD_ABS, 0, 0, 0),
+               (_JGE, 0, 1, 0x40000000), (_RET, 0, 0, _EPERM)]
+    for number, conditions in calls.items():
+        # both 32-bit halves of each 64-bit argument (little-endian), so that -1 is not read as 0
+        words = [(16 + 8 * arg + half, value if half == 0 else 0) for arg, value in conditions for half in (0, 4)]
+        program.append((_JEQ, 0, 2 * len(words) + 2, number))
+        for i, (offset, value) in enumerate(words):
+            program += [(_LD_ABS, 0, 0, offset), (_JEQ, 0, 2 * (len(words) - 1 - i) + 1, value)]
+        program += [(_RET, 0, 0, _ALLOW), (_RET, 0, 0, _EPERM)]
+    return program + [(_RET, 0, 0, _ALLOW)]
+
+
+def refuse_other_processes() -> bool:
+    """Install the seccomp filter of the module docstring; True if it is in place (for good)."""
+    import platform
+
+    if not sys.platform.startswith("linux") or platform.machine() not in _SELF_ONLY_CALLS:
+        return False
+    program = _self_only_program(*_SELF_ONLY_CALLS[platform.machine()])
+    filters = (_SockFilter * len(program))(*(_SockFilter(*instruction) for instruction in program))
+    fprog = _SockFprog(len(program), filters)
+    libc = _libc()
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+    # A kernel built without seccomp filters, or a container that forbids them: skipped, as Landlock
+    # is where it is missing (:func:`seccomp_available` says so; the threat model lists what is then open).
+    return libc.prctl(_PR_SET_SECCOMP, _SECCOMP_FILTER_MODE, ctypes.byref(fprog), 0, 0) == 0
+
+
+def seccomp_available() -> bool:
+    """Whether :func:`refuse_other_processes` can install its filter here (tried in a throw-away
+    child process: a filter, once in place, stays for the life of the process)."""
+    probe = "from learntorch.grading.sandbox import refuse_other_processes as r; raise SystemExit(0 if r() else 1)"
+    root = str(Path(__file__).resolve().parents[2])
+    done = subprocess.run([sys.executable, "-c", probe], cwd=root, capture_output=True, timeout=60)
+    return done.returncode == 0
+
+
 def readable_roots() -> list[Path]:
     """What a kernel must read: Python itself, installed packages, the learntorch package.
 
@@ -171,7 +248,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1", JPY_PARENT_PID=os.environ.get("JPY_PARENT_PID", ""),
                PYDEVD_DISABLE_FILE_VALIDATION="1")
     connection = args.connection_file.resolve()
-    confine(readable_roots() + [connection], [scratch, Path("/dev")])
+    confine(readable_roots() + [connection], [scratch, *DEVICES])
+    refuse_other_processes()
     _limit(resource.RLIMIT_AS, args.memory_mb * 2**20)
     _limit(resource.RLIMIT_CPU, args.cpu_seconds)
     _limit(resource.RLIMIT_FSIZE, args.max_file_mb * 2**20)

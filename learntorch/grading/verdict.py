@@ -285,6 +285,13 @@ def cell_verdicts(run: NotebookNode, nonce: str, reference: dict[str, list[dict[
                 status = _ERROR_STATUS.get(answer_errors[-1], "failed")
                 reason += f" (your answer cell raised {answer_errors[-1]})"
             passed = False
+        elif records is None and not payloads and (facts.get("timed_out") or facts.get("kernel_died")):
+            # The run ended inside this cell (a crash, e.g. a recursion past the C stack, or the
+            # notebook's time limit): its checks were never emitted. Not a "mismatch" of values.
+            status = "timeout" if facts.get("timed_out") else "kernel-died"
+            reason = ("the notebook ran out of time in this cell" if status == "timeout"
+                      else "the kernel died (a crash or the memory limit) while this cell ran")
+            passed = False
         elif reference is None:
             passed = records is not None and not tampered
             status, reason = ("passed", "") if passed else ("failed", "no records")

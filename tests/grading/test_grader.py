@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import base64
 import csv
+import functools
 import io
 import shutil
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +27,7 @@ from learntorch.grading.layout import find_submissions
 from learntorch.grading.notebooks import read_notebook
 from learntorch.grading.probe import MIME
 from learntorch.grading.release import BEGIN_HIDDEN_TESTS, END_HIDDEN_TESTS
-from learntorch.grading.sandbox import landlock_available
+from learntorch.grading.sandbox import landlock_available, seccomp_available
 from learntorch.grading.verdict import compare, cell_verdicts
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,8 +35,9 @@ SOLUTIONS = ROOT / "solutions"
 HOSTILE = Path(__file__).resolve().parents[1] / "fixtures" / "submissions"
 CHAPTER = "01_tensors"
 LIMITS = Limits(cell_timeout=20, notebook_timeout=45, memory_mb=1536, max_output_bytes=200_000)
-NEEDS_LANDLOCK = {"read_solutions", "write_files"}  # without Landlock these attacks would succeed
+NEEDS_LANDLOCK = {"read_solutions", "write_files", "dev_shm"}  # without Landlock these attacks would succeed
 NO_LANDLOCK = "Landlock (Linux 5.13+) is not available here, so kernels are not confined to their folder"
+NEEDS_SECCOMP = {"other_processes"}  # without the seccomp filter (Linux x86-64/arm64) this one would succeed
 
 # What each hostile submission must be reported as, in the status of at least its first exercise.
 EXPECTED_STATUS = {
@@ -55,12 +58,33 @@ EXPECTED_STATUS = {
     "exec_shadow": "needs-review",
     "display_swap": "needs-review",
     "display_flood": "output-limit",
+    "dev_shm": "denied",
+    "other_processes": "denied",
+    "ansi_feedback": "failed",
 }
 HONEST = HOSTILE / "honest"  # correct answers with twists the grader must not punish (graded in the same class)
 
 
 def hostile_names() -> list[str]:
     return sorted(p.stem for p in HOSTILE.glob("*.ipynb"))
+
+
+@functools.lru_cache(maxsize=None)
+def _seccomp_available() -> bool:
+    return seccomp_available()
+
+
+def unsupported(name: str) -> str | None:
+    """Why this machine cannot defend against the attack ``name``; None when it can."""
+    import platform
+
+    if name in NEEDS_LANDLOCK and not landlock_available():
+        return NO_LANDLOCK
+    if name in NEEDS_SECCOMP and not (sys.platform.startswith("linux") and platform.machine() in ("x86_64", "aarch64")):
+        return "the sandbox's seccomp filter exists for Linux on x86-64 and arm64 only"
+    if name in NEEDS_SECCOMP and not _seccomp_available():
+        return "this machine refuses seccomp filters (a kernel without them, or a container that forbids them)"
+    return None
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +95,7 @@ def graded_class(tmp_path_factory):
     base = tmp_path_factory.mktemp("class")
     submissions, out = base / "submitted", base / "grades"
     for name in hostile_names():
-        if name in NEEDS_LANDLOCK and not landlock_available():
+        if unsupported(name):
             continue
         (submissions / name).mkdir(parents=True)
         shutil.copy(HOSTILE / f"{name}.ipynb", submissions / name / f"{CHAPTER}.ipynb")
@@ -106,8 +130,8 @@ def test_honest_submissions_are_graded_right(graded_class):
 @pytest.mark.parametrize("name", hostile_names())
 def test_hostile_submission_earns_no_more_than_blank_and_is_reported(graded_class, name):
     by_learner = graded_class[0]
-    if name in NEEDS_LANDLOCK and not landlock_available():
-        pytest.skip(NO_LANDLOCK)
+    if unsupported(name):
+        pytest.skip(unsupported(name))
     rows = by_learner[name]
     assert len(rows) == len(by_learner["honest_blank"]), "one row per exercise, whatever happened"
     assert earned(rows) <= earned(by_learner["honest_blank"])
@@ -166,6 +190,9 @@ def test_gradebook_and_feedback(graded_class):
     feedback = "\n".join(p.read_text(encoding="utf-8") for p in (out / "feedback").rglob("*.md"))
     for line in hidden_test_lines(SOLUTIONS / f"{CHAPTER}.ipynb"):
         assert line not in feedback, f"the feedback reveals hidden test code: {line!r}"
+    # ansi_feedback.ipynb: a learner's error message must not carry terminal escapes into the file
+    assert "\x1b" not in feedback and "\x07" not in feedback
+    assert "\\x1b[2J" in (out / "feedback" / "ansi_feedback" / f"{CHAPTER}.md").read_text(encoding="utf-8")
 
 
 def hidden_test_lines(path: Path) -> list[str]:
@@ -288,6 +315,10 @@ def test_records_need_the_nonce_and_arrive_once():
     assert verdict(fake_run([ok, ok])).status == "tampered"
     assert verdict(fake_run([ok], stray=[ok])).status == "tampered"
     assert not verdict(fake_run([])).passed
+    # A run that ended inside a test cell (a crash, the time limit) is not a "mismatch" of values.
+    for facts, status in (({"kernel_died": True}, "kernel-died"), ({"timed_out": True}, "timeout")):
+        assert cell_verdicts(fake_run([]), "n1", {"t1": REFERENCE}, facts)[0].status == status
+    assert cell_verdicts(fake_run([]), "n1", {"t1": REFERENCE}, {})[0].status == "mismatch"
 
 
 # --- submissions the grader must not read, and names that must not collide (no notebook runs) --
