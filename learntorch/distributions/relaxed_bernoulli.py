@@ -7,8 +7,9 @@ towards the corners: as the temperature goes to 0 the draws become the discrete 
 yet for any temperature they are a smooth function of uniform noise, hence ``rsample``.
 
 Each is built the way torch builds it: a distribution on the *logits* of the relaxed
-value (:class:`LogitRelaxedBernoulli`, :class:`ExpRelaxedCategorical`, where the density
-is simple), pushed through ``sigmoid`` or ``exp`` by :class:`TransformedDistribution`.
+value (:class:`LogitRelaxedBernoulli` here, ``ExpRelaxedCategorical`` in
+``relaxed_categorical.py``, where the density is simple), pushed through ``sigmoid`` (or
+``exp``) by :class:`TransformedDistribution`.
 The noise is asked of the generator as torch asks for it (one ``rand`` of the sample's
 shape), so the draws follow torch's under the same seed up to rounding.
 """

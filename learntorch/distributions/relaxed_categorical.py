@@ -1,16 +1,10 @@
 """The relaxed one-hot categorical (Gumbel-softmax): a reparameterisable stand-in for a class draw.
 
-A discrete sample has no gradient with respect to its probabilities, so a VAE with
-discrete latents cannot use the reparameterisation trick.  The relaxations replace the
-0/1 outcome by a point of the interval (or the simplex) that a ``temperature`` pushes
-towards the corners: as the temperature goes to 0 the draws become the discrete ones,
-yet for any temperature they are a smooth function of uniform noise, hence ``rsample``.
-
-Each is built the way torch builds it: a distribution on the *logits* of the relaxed
-value (:class:`LogitRelaxedBernoulli`, :class:`ExpRelaxedCategorical`, where the density
-is simple), pushed through ``sigmoid`` or ``exp`` by :class:`TransformedDistribution`.
-The noise is asked of the generator as torch asks for it (one ``rand`` of the sample's
-shape), so the draws follow torch's under the same seed up to rounding.
+Why a relaxation, and how torch builds one, is in ``relaxed_bernoulli.py``: here the
+distribution of the relaxed value's logarithm (:class:`ExpRelaxedCategorical`, a point
+of the simplex in log space, where the density is simple) is pushed through ``exp`` by
+:class:`TransformedDistribution`, with the Gumbel noise made from one ``rand`` of the
+sample's shape, as torch makes it.
 """
 from __future__ import annotations
 
